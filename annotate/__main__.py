@@ -1,0 +1,6 @@
+"""`python -m annotate` runs the command-line interface."""
+
+from annotate.cli import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""Guideline documents: Markdown with a front matter block holding at least `id` and `version`.
+
+The version is stamped on every judgment, so a lead can tell which wording a label was made under.
+A session names its guideline by id; it is looked up in the project's `guidelines/` folder, then in
+the guidelines shipped with annotate. Ids are plain names, never paths, so a spec cannot point
+outside the project.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+REQUIRED = ("id", "version")
+
+
+class GuidelineError(ValueError):
+    """A guideline that cannot be used; the message names the file, the line or key."""
+
+
+@dataclass(frozen=True)
+class Guideline:
+    id: str
+    version: str
+    title: str
+    kind: str
+    """`pairwise`, `single` or `rubric` (empty when the document does not say)."""
+    body: str
+    """The Markdown after the front matter."""
+    path: Path
+
+
+def builtin_dir() -> Path:
+    """The guidelines shipped with annotate (the repository's folder, or the wheel's copy)."""
+    package = Path(__file__).resolve().parent
+    for candidate in (package.parent / "guidelines", package / "_guidelines"):
+        if candidate.is_dir():
+            return candidate
+    return package.parent / "guidelines"
+
+
+def search_dirs(project_dir: Path | None) -> list[Path]:
+    dirs = [project_dir / "guidelines"] if project_dir is not None else []
+    builtin = builtin_dir()
+    return dirs + ([builtin] if builtin not in dirs else [])
+
+
+def find_guideline(guideline_id: str, project_dir: Path | None = None) -> Path:
+    """The file of guideline `guideline_id`; GuidelineError when none is found."""
+    if not ID_PATTERN.match(guideline_id):
+        raise GuidelineError(f"guideline id {guideline_id!r}: expected a plain name, not a path")
+    dirs = search_dirs(project_dir)
+    for folder in dirs:
+        path = folder / f"{guideline_id}.md"
+        if path.is_file():
+            return path
+    where = ", ".join(str(d) for d in dirs)
+    raise GuidelineError(f"guideline {guideline_id!r}: no file {guideline_id}.md in {where}")
+
+
+def load_guideline(guideline_id: str, project_dir: Path | None = None) -> Guideline:
+    path = find_guideline(guideline_id, project_dir)
+    guideline = parse_guideline(path)
+    if guideline.id != guideline_id:
+        raise GuidelineError(f"{path}: front matter id is {guideline.id!r}, expected {guideline_id!r}")
+    return guideline
+
+
+def parse_guideline(path: Path) -> Guideline:
+    """Read a guideline file; errors name the file and the line."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise GuidelineError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        raise GuidelineError(f"{path}: line 1: expected '---' opening the front matter (id, version)")
+    fields: dict[str, str] = {}
+    for number, line in enumerate(lines[1:], start=2):
+        if line.strip() == "---":
+            body = "\n".join(lines[number:]).strip("\n") + "\n"
+            break
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key, sep, value = line.partition(":")
+        if not sep or not key.strip():
+            raise GuidelineError(f"{path}: line {number}: expected 'key: value' in the front matter")
+        fields[key.strip()] = value.strip().strip("\"'")
+    else:
+        raise GuidelineError(f"{path}: front matter opened on line 1 is never closed with '---'")
+    for key in REQUIRED:
+        if not fields.get(key):
+            raise GuidelineError(f"{path}: front matter: missing '{key}'")
+    if not ID_PATTERN.match(fields["id"]):
+        raise GuidelineError(f"{path}: front matter: id {fields['id']!r} is not a plain name")
+    return Guideline(
+        id=fields["id"], version=fields["version"], title=fields.get("title", fields["id"]),
+        kind=fields.get("kind", ""), body=body, path=path,
+    )
+
+
+def list_guidelines(project_dir: Path | None = None) -> list[Guideline]:
+    """Every readable guideline, project ones first; unreadable files are left out."""
+    found: dict[str, Guideline] = {}
+    for folder in search_dirs(project_dir):
+        for path in sorted(folder.glob("*.md")):
+            try:
+                guideline = parse_guideline(path)
+            except GuidelineError:
+                continue
+            found.setdefault(guideline.id, guideline)
+    return list(found.values())

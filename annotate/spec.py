@@ -1,0 +1,318 @@
+"""Session spec: one TOML file that says what is judged, how, and under which guideline.
+
+A session is a spec (`sessions/NAME.toml`) plus one SQLite file (`sessions/NAME.db` by default).
+`load_spec` is the one way in: it validates every key and raises `SpecError` naming the file,
+the key and what was expected, so a typo never silently becomes a default.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from annotate.model import PAIRWISE_LABELS, TASK_KINDS
+
+SESSION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+GUIDELINE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+DEFAULT_GUIDELINE = {"pairwise": "pairwise-chat", "single": "single-grade", "rubric": "rubric-helpsteer"}
+DISPLAY_MODES = ("none", "upfront", "after", "on_request")
+
+
+class SpecError(ValueError):
+    """A spec that cannot be used; the message names the file, the key and what was expected."""
+
+    def __init__(self, path: Path | str, key: str, expected: str) -> None:
+        self.path = Path(path)
+        self.key = key
+        self.expected = expected
+        super().__init__(f"{path}: [{key}] {expected}")
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One rubric criterion: an ordinal scale from `low` to `high`."""
+
+    name: str
+    low: int = 0
+    high: int = 4
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class LabelSchema:
+    """What an answer looks like for this session's kind of task."""
+
+    kind: str
+    """`pairwise`, `single` or `rubric`."""
+    scale: tuple[int, int] = (1, 10)
+    """Single-response grades: lowest and highest grade."""
+    criteria: tuple[Criterion, ...] = ()
+    """Rubric: the criteria, in the order they are shown."""
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Every valid label (pairwise in slot space; single grades as text; rubric: none)."""
+        if self.kind == "pairwise":
+            return PAIRWISE_LABELS
+        if self.kind == "single":
+            return tuple(str(g) for g in range(self.scale[0], self.scale[1] + 1))
+        return ()
+
+    @property
+    def level(self) -> str:
+        """Krippendorff level of measurement for agreement on this schema."""
+        return "nominal" if self.kind == "pairwise" else "ordinal"
+
+
+@dataclass(frozen=True)
+class PlanSpec:
+    """Who sees what (filled by `annotate plan`)."""
+
+    annotators: tuple[str, ...] = ()
+    overlap: int = 1
+    gold_rate: float = 0.0
+    attention_rate: float = 0.0
+    repeat_rate: float = 0.0
+
+
+@dataclass(frozen=True)
+class ExperimentSpec:
+    """A suggestion experiment (DESIGN.md section 6); `modes = ["none"]` means none runs."""
+
+    modes: tuple[str, ...] = ("none",)
+    assign: str = "between"
+    """`between` annotators or `within` each annotator's queue."""
+    planted_rate: float = 0.0
+    planted_shift: int = 2
+    """Grades: how many points a planted suggestion moves from gold."""
+    suggestion_source: str = ""
+
+
+@dataclass(frozen=True)
+class SessionSpec:
+    """A loaded, validated session spec."""
+
+    path: Path
+    name: str
+    kind: str
+    guideline: str
+    seed: int
+    db: Path
+    """Absolute path of the session's SQLite file."""
+    schema: LabelSchema
+    plan: PlanSpec = field(default_factory=PlanSpec)
+    experiment: ExperimentSpec = field(default_factory=ExperimentSpec)
+
+    @property
+    def project_dir(self) -> Path:
+        """The folder that holds `sessions/` and `guidelines/`."""
+        parent = self.path.parent
+        return parent.parent if parent.name == "sessions" else parent
+
+
+_SESSION_KEYS = {"name", "kind", "guideline", "seed", "db"}
+_LABEL_KEYS = {"scale", "criteria"}
+_CRITERION_KEYS = {"name", "scale", "description"}
+_PLAN_KEYS = {"annotators", "overlap", "gold_rate", "attention_rate", "repeat_rate"}
+_EXPERIMENT_KEYS = {"modes", "assign", "planted_rate", "planted_shift", "suggestion_source"}
+_TOP_KEYS = {"session", "labels", "plan", "experiment"}
+
+RUBRIC_CRITERIA = ("helpfulness", "correctness", "coherence", "complexity", "verbosity")
+
+
+def load_spec(path: Path | str) -> SessionSpec:
+    """Read and validate a session spec; raise SpecError on anything unexpected."""
+    path = Path(path).resolve()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError(path, "file", "the spec file does not exist") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(path, "file", f"UTF-8 text (byte {exc.start} is not)") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(path, "file", f"valid TOML: {exc}") from None
+    return parse_spec(data, path)
+
+
+def parse_spec(data: Mapping[str, Any], path: Path) -> SessionSpec:
+    """Validate a parsed TOML document into a SessionSpec."""
+    _check_keys(path, "", data, _TOP_KEYS)
+    session = _table(path, "session", data.get("session"), required=True)
+    _check_keys(path, "session", session, _SESSION_KEYS)
+    name = _str(path, "session.name", session.get("name", path.stem))
+    if not SESSION_NAME.match(name):
+        raise SpecError(path, "session.name", "letters, digits, '.', '_' or '-' (at most 64)")
+    kind = _str(path, "session.kind", session.get("kind"))
+    if kind not in TASK_KINDS:
+        raise SpecError(path, "session.kind", f"one of {', '.join(TASK_KINDS)}, not {kind!r}")
+    guideline = _str(path, "session.guideline", session.get("guideline", DEFAULT_GUIDELINE[kind]))
+    if not GUIDELINE_ID.match(guideline):
+        raise SpecError(
+            path, "session.guideline",
+            "a guideline id (lower-case letters, digits, '-' or '_'), not a path",
+        )
+    seed = session.get("seed", 0)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise SpecError(path, "session.seed", f"an integer, not {seed!r}")
+    db = _db_path(path, session.get("db", f"{path.stem}.db"))
+    schema = _schema(path, kind, _table(path, "labels", data.get("labels")))
+    plan = _plan(path, _table(path, "plan", data.get("plan")))
+    experiment = _experiment(path, _table(path, "experiment", data.get("experiment")))
+    return SessionSpec(path, name, kind, guideline, seed, db, schema, plan, experiment)
+
+
+def _db_path(path: Path, value: Any) -> Path:
+    raw = _str(path, "session.db", value)
+    candidate = Path(raw)
+    if candidate.is_absolute() or ".." in candidate.parts:
+        raise SpecError(path, "session.db", "a file name relative to the spec's folder, inside it")
+    return (path.parent / candidate).resolve()
+
+
+def _schema(path: Path, kind: str, table: Mapping[str, Any]) -> LabelSchema:
+    _check_keys(path, "labels", table, _LABEL_KEYS)
+    if kind == "pairwise":
+        if table:
+            raise SpecError(path, "labels", "nothing for pairwise sessions (labels are fixed)")
+        return LabelSchema("pairwise")
+    if kind == "single":
+        if "criteria" in table:
+            raise SpecError(path, "labels.criteria", "no criteria for single (use kind = rubric)")
+        return LabelSchema("single", scale=_scale(path, "labels.scale", table.get("scale", [1, 10])))
+    raw = table.get("criteria")
+    if raw is None:
+        criteria = tuple(Criterion(n) for n in RUBRIC_CRITERIA)
+    else:
+        if not isinstance(raw, list) or not raw:
+            raise SpecError(path, "labels.criteria", "a non-empty array of tables [[labels.criteria]]")
+        criteria = tuple(_criterion(path, i, c) for i, c in enumerate(raw))
+    names = [c.name for c in criteria]
+    if len(set(names)) != len(names):
+        raise SpecError(path, "labels.criteria", f"distinct names, got {names}")
+    return LabelSchema("rubric", criteria=criteria)
+
+
+def _criterion(path: Path, index: int, raw: Any) -> Criterion:
+    key = f"labels.criteria[{index}]"
+    table = _table(path, key, raw, required=True)
+    _check_keys(path, key, table, _CRITERION_KEYS)
+    name = _str(path, f"{key}.name", table.get("name"))
+    if not re.match(r"^[a-z][a-z0-9_]{0,31}$", name):
+        raise SpecError(path, f"{key}.name", "lower-case letters, digits and '_'")
+    low, high = _scale(path, f"{key}.scale", table.get("scale", [0, 4]))
+    description = _str(path, f"{key}.description", table.get("description", ""))
+    return Criterion(name, low, high, description)
+
+
+def _scale(path: Path, key: str, value: Any) -> tuple[int, int]:
+    ok = (
+        isinstance(value, list) and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        and value[0] < value[1] and value[1] - value[0] <= 20
+    )
+    if not ok:
+        raise SpecError(path, key, f"[low, high] integers with low < high (at most 21 points), not {value!r}")
+    return (value[0], value[1])
+
+
+def _plan(path: Path, table: Mapping[str, Any]) -> PlanSpec:
+    _check_keys(path, "plan", table, _PLAN_KEYS)
+    annotators = table.get("annotators", [])
+    if not isinstance(annotators, list) or not all(isinstance(a, str) and a for a in annotators):
+        raise SpecError(path, "plan.annotators", "an array of annotator names")
+    overlap = table.get("overlap", 1)
+    if not isinstance(overlap, int) or isinstance(overlap, bool) or overlap < 1:
+        raise SpecError(path, "plan.overlap", f"an integer >= 1, not {overlap!r}")
+    rates = {k: _rate(path, f"plan.{k}", table.get(k, 0.0)) for k in ("gold_rate", "attention_rate", "repeat_rate")}
+    return PlanSpec(tuple(annotators), overlap, **rates)
+
+
+def _experiment(path: Path, table: Mapping[str, Any]) -> ExperimentSpec:
+    _check_keys(path, "experiment", table, _EXPERIMENT_KEYS)
+    modes = table.get("modes", ["none"])
+    if not isinstance(modes, list) or not modes or any(m not in DISPLAY_MODES for m in modes):
+        raise SpecError(path, "experiment.modes", f"a non-empty array of {', '.join(DISPLAY_MODES)}")
+    assign = table.get("assign", "between")
+    if assign not in ("between", "within"):
+        raise SpecError(path, "experiment.assign", f"'between' or 'within', not {assign!r}")
+    shift = table.get("planted_shift", 2)
+    if not isinstance(shift, int) or isinstance(shift, bool) or shift < 1:
+        raise SpecError(path, "experiment.planted_shift", f"an integer >= 1, not {shift!r}")
+    source = _str(path, "experiment.suggestion_source", table.get("suggestion_source", ""))
+    planted = _rate(path, "experiment.planted_rate", table.get("planted_rate", 0.0))
+    return ExperimentSpec(tuple(modes), assign, planted, shift, source)
+
+
+def _rate(path: Path, key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+        raise SpecError(path, key, f"a number from 0 to 1, not {value!r}")
+    return float(value)
+
+
+def _table(path: Path, key: str, value: Any, required: bool = False) -> Mapping[str, Any]:
+    if value is None:
+        if required:
+            raise SpecError(path, key, "a table; the section is missing")
+        return {}
+    if not isinstance(value, dict):
+        raise SpecError(path, key, f"a table, not {type(value).__name__}")
+    return value
+
+
+def _str(path: Path, key: str, value: Any) -> str:
+    if not isinstance(value, str):
+        found = "nothing" if value is None else repr(value)
+        raise SpecError(path, key, f"a string, not {found}")
+    return value
+
+
+def _check_keys(path: Path, section: str, table: Mapping[str, Any], allowed: set[str]) -> None:
+    for key in table:
+        if key not in allowed:
+            hint = difflib.get_close_matches(key, sorted(allowed), n=1)
+            where = f"{section}.{key}" if section else key
+            also = f" (did you mean {hint[0]!r}?)" if hint else ""
+            raise SpecError(path, where, f"no such key{also}; expected one of {', '.join(sorted(allowed))}")
+
+
+def render_spec(
+    name: str, kind: str, guideline: str | None = None, seed: int = 0, db: str | None = None,
+) -> str:
+    """The TOML text of a new session spec, commented so a lead can edit it by hand."""
+    guideline = guideline or DEFAULT_GUIDELINE[kind]
+    db = db or f"{name}.db"
+    lines = [
+        "# annotate session spec. Edit by hand; `annotate status` validates it.",
+        "[session]",
+        f'name = "{name}"',
+        f'kind = "{kind}"              # pairwise | single | rubric',
+        f'guideline = "{guideline}"    # a file guidelines/<id>.md',
+        f"seed = {seed}                # drives every random choice (order, sides, plan)",
+        f'db = "{db}"                  # the SQLite file, beside this spec',
+        "",
+    ]
+    if kind == "single":
+        lines += ["[labels]", "scale = [1, 10]", ""]
+    elif kind == "rubric":
+        lines += ["[labels]"]
+        for criterion in RUBRIC_CRITERIA:
+            lines += ["[[labels.criteria]]", f'name = "{criterion}"', "scale = [0, 4]", ""]
+    lines += [
+        "[plan]                        # filled by `annotate plan`",
+        "annotators = []",
+        "overlap = 1",
+        "",
+        "[experiment]                  # suggestion display modes: none | upfront | after | on_request",
+        'modes = ["none"]',
+        "planted_rate = 0.0",
+        "",
+    ]
+    return "\n".join(lines)
+

@@ -1,0 +1,72 @@
+"""`annotate status`: a plain-text summary of a session for a lead."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from annotate.spec import SessionSpec
+from annotate.store import Store
+
+
+def session_status(spec: SessionSpec, store: Store) -> str:
+    """What is in the session and how far each annotator is, as lines of text."""
+    items = store.items()
+    lines = [
+        f"session   {spec.name} ({spec.kind}), guideline {spec.guideline}, seed {spec.seed}",
+        f"spec      {spec.path}",
+        f"file      {spec.db}",
+        f"plan      {store.get_meta('plan_hash') or 'none yet (queues are seeded per annotator)'}",
+        f"items     {len(items)}"
+        + (f" ({', '.join(f'{c} {n}' for c, n in _categories(items))})" if items else ""),
+        f"gold      {sum(1 for i in items if i.gold is not None)}",
+    ]
+    externals = store.external_labels()
+    if externals:
+        by_source = Counter((e.source, e.cohort) for e in externals)
+        lines.append("imported  " + ", ".join(
+            f"{n} {cohort} labels from {source}" for (source, cohort), n in sorted(by_source.items())
+        ))
+    people = [a for a in store.annotators() if store.assignments(a.name)]
+    if not people:
+        lines.append("annotators none has started yet")
+        return "\n".join(lines)
+    lines.append("")
+    lines.append(f"{'annotator':<20} {'cohort':<7} {'done':>6} {'skipped':>8} {'total':>6} {'time':>9}")
+    for annotator in people:
+        progress = store.progress(annotator.name)
+        active_ms = sum(j.timings.active_ms or 0 for j in store.judgments(annotator.name))
+        lines.append(
+            f"{annotator.name:<20} {annotator.cohort:<7} {progress.done:>6} {progress.skipped:>8}"
+            f" {progress.total:>6} {_duration(active_ms):>9}"
+        )
+    overlap = _full_overlap(store)
+    if overlap is not None:
+        lines.append("")
+        lines.append(f"items judged by every annotator assigned: {overlap[0]} of {overlap[1]}")
+    return "\n".join(lines)
+
+
+def _categories(items: list) -> list[tuple[str, int]]:
+    counts = Counter(i.category or "uncategorised" for i in items)
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _full_overlap(store: Store) -> tuple[int, int] | None:
+    assigned: dict[str, int] = Counter()
+    judged: dict[str, int] = Counter()
+    for assignment in store.assignments():
+        assigned[assignment.item_id] += 1
+        current = store.current_judgment(assignment.id)
+        if current is not None and not current.skipped:
+            judged[assignment.item_id] += 1
+    if not assigned:
+        return None
+    full = sum(1 for item, n in assigned.items() if judged[item] >= n)
+    return full, len(assigned)
+
+
+def _duration(ms: int) -> str:
+    seconds = ms // 1000
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{seconds:02d}s"

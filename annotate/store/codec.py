@@ -1,0 +1,78 @@
+"""Turning domain objects into rows and back. JSON columns are written canonically so that a
+content hash over them is stable, which is what makes imports idempotent."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from annotate.model import Item, Message, Response
+
+
+def dumps(value: Any) -> str:
+    """Canonical JSON: sorted keys, no whitespace, UTF-8 kept as is."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _messages(messages: tuple[Message, ...]) -> list[dict[str, str]]:
+    return [{"role": m.role, "content": m.content} for m in messages]
+
+
+def item_payload(item: Item) -> dict[str, Any]:
+    """The item as plain JSON-able data (the native format's shape)."""
+    return {
+        "id": item.id,
+        "kind": item.kind,
+        "conversation": _messages(item.conversation),
+        "responses": [
+            {"slot": r.slot, "text": r.text, "model": r.model, "history": _messages(r.history)}
+            for r in item.responses
+        ],
+        "category": item.category,
+        "gold": item.gold,
+        "metadata": dict(item.metadata),
+    }
+
+
+def content_hash(item: Item) -> str:
+    """SHA-256 over everything that defines the item; equal hashes mean the same item."""
+    return hashlib.sha256(dumps(item_payload(item)).encode("utf-8")).hexdigest()
+
+
+def item_row(item: Item, source: str, created: str) -> dict[str, Any]:
+    payload = item_payload(item)
+    return {
+        "id": item.id,
+        "kind": item.kind,
+        "conversation": dumps(payload["conversation"]),
+        "responses": dumps(payload["responses"]),
+        "category": item.category,
+        "gold": item.gold,
+        "metadata": dumps(payload["metadata"]),
+        "content_hash": content_hash(item),
+        "source": source,
+        "created": created,
+    }
+
+
+def _to_messages(raw: list[Mapping[str, str]]) -> tuple[Message, ...]:
+    return tuple(Message(m["role"], m["content"]) for m in raw)
+
+
+def item_from_row(row: Mapping[str, Any]) -> Item:
+    responses = tuple(
+        Response(r["slot"], r["text"], r.get("model"), _to_messages(r.get("history", [])))
+        for r in json.loads(row["responses"])
+    )
+    return Item(
+        id=row["id"],
+        kind=row["kind"],
+        conversation=_to_messages(json.loads(row["conversation"])),
+        responses=responses,
+        category=row["category"],
+        gold=row["gold"],
+        metadata=MappingProxyType(json.loads(row["metadata"] or "{}")),
+    )

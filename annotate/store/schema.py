@@ -1,0 +1,126 @@
+"""The session file's tables (DESIGN.md section 3) and the migrations that build them.
+
+The schema version lives in SQLite's `PRAGMA user_version`. Each migration is a function that
+takes the database from version N-1 to N; `migrate` runs the missing ones in one transaction,
+so a file is never left half-migrated. Add a migration by appending a function to MIGRATIONS;
+never edit one that has shipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlite_utils
+
+
+def _v1_initial(db: sqlite_utils.Database) -> None:
+    db["meta"].create({"key": str, "value": str}, pk="key")
+    db["items"].create(
+        {
+            "id": str, "kind": str, "conversation": str, "responses": str, "category": str,
+            "gold": str, "metadata": str, "content_hash": str, "source": str, "created": str,
+        },
+        pk="id", not_null={"kind", "conversation", "responses", "content_hash"},
+    )
+    db["annotators"].create(
+        {"id": int, "name": str, "cohort": str, "created": str},
+        pk="id", not_null={"name", "cohort"},
+    )
+    db["annotators"].create_index(["name"], unique=True)
+    db["suggestions"].create(
+        {
+            "id": int, "item_id": str, "source_model": str, "label": str, "rationale": str,
+            "swapped_label": str, "planted": int, "prompt_hash": str, "raw": str, "created": str,
+        },
+        pk="id", foreign_keys=[("item_id", "items", "id")], not_null={"item_id", "label"},
+    )
+    db["assignments"].create(
+        {
+            "id": int, "annotator_id": int, "item_id": str, "position": int, "swapped": int,
+            "condition": str, "purpose": str, "suggestion_id": int, "seed": int, "created": str,
+        },
+        pk="id",
+        foreign_keys=[
+            ("annotator_id", "annotators", "id"), ("item_id", "items", "id"),
+            ("suggestion_id", "suggestions", "id"),
+        ],
+        not_null={"annotator_id", "item_id", "position", "swapped", "condition", "purpose"},
+        defaults={"swapped": 0, "condition": "none", "purpose": "main"},
+    )
+    db["assignments"].create_index(["annotator_id", "position"], unique=True)
+    db["assignments"].create_index(["item_id"])
+    db["judgments"].create(
+        {
+            "id": int, "uid": str, "assignment_id": int, "label": str, "initial_label": str,
+            "scores": str, "rationale": str, "confidence": int, "guideline_id": str,
+            "guideline_version": str, "skip_reason": str, "shown_at": str,
+            "first_input_ms": int, "submit_ms": int, "active_ms": int, "timings": str,
+            "submitted_at": str, "app_version": str, "superseded_by": int,
+        },
+        pk="id", foreign_keys=[("assignment_id", "assignments", "id")],
+        not_null={"uid", "assignment_id", "submitted_at"},
+    )
+    db["judgments"].create_index(["uid"], unique=True)
+    db["judgments"].create_index(["assignment_id"])
+    db["events"].create(
+        {
+            "id": int, "uid": str, "assignment_id": int, "annotator_id": int, "judgment_id": int,
+            "mono_ns": int, "wall_time": str, "kind": str, "payload": str,
+        },
+        pk="id",
+        foreign_keys=[
+            ("assignment_id", "assignments", "id"), ("annotator_id", "annotators", "id"),
+            ("judgment_id", "judgments", "id"),
+        ],
+        not_null={"uid", "kind", "mono_ns", "wall_time"},
+    )
+    db["events"].create_index(["uid"], unique=True)
+    db["events"].create_index(["assignment_id"])
+    db["external_labels"].create(
+        {
+            "id": int, "source": str, "rater": str, "cohort": str, "item_id": str,
+            "label": str, "raw": str, "created": str,
+        },
+        pk="id", foreign_keys=[("item_id", "items", "id")],
+        not_null={"source", "rater", "cohort", "item_id", "label"},
+    )
+    db["external_labels"].create_index(["source", "rater", "item_id"], unique=True)
+
+
+Migration = Callable[[sqlite_utils.Database], None]
+
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial,)
+"""MIGRATIONS[i] takes the schema from version i to version i + 1."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def schema_version(db: sqlite_utils.Database) -> int:
+    """The version the file is at (0 for a new, empty file)."""
+    return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(db: sqlite_utils.Database) -> int:
+    """Bring the file to SCHEMA_VERSION; returns the number of migrations applied.
+
+    Raises RuntimeError for a file written by a newer version of annotate.
+    """
+    current = schema_version(db)
+    if current > SCHEMA_VERSION:
+        raise RuntimeError(
+            f"the session file is at schema version {current}, newer than this annotate "
+            f"understands ({SCHEMA_VERSION}); upgrade annotate"
+        )
+    if current == SCHEMA_VERSION:
+        return 0
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        current = schema_version(db)  # another process may have migrated meanwhile
+        for version in range(current, SCHEMA_VERSION):
+            MIGRATIONS[version](db)
+            db.execute(f"PRAGMA user_version = {version + 1}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.conn.rollback()
+        raise
+    return SCHEMA_VERSION - current

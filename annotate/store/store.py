@@ -1,0 +1,503 @@
+"""The typed API over one session's SQLite file. The only place in annotate that speaks SQL.
+
+Every write happens in one `BEGIN IMMEDIATE` transaction, so a submit (judgment plus its events)
+either lands whole or not at all, and several annotators' processes can write one file at once:
+WAL lets readers go on while one writer holds the lock, and the busy timeout makes a writer wait
+for the lock instead of failing with "database is locked".
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+import sqlite_utils
+
+from annotate import __version__
+from annotate.model import (
+    Annotator,
+    Assignment,
+    Event,
+    ExternalLabel,
+    Item,
+    Judgment,
+    Suggestion,
+    Timings,
+)
+from annotate.store.codec import content_hash, dumps, item_from_row, item_row
+from annotate.store.schema import migrate
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+class StoreError(Exception):
+    """A write the store refused; nothing was written."""
+
+
+class ItemConflict(StoreError):
+    """An item id already stored with different content."""
+
+
+def utc_now() -> str:
+    """The current UTC time, ISO-8601 with milliseconds."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def new_uid() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True)
+class AddResult:
+    """What a bulk add did: rows added and rows already there unchanged."""
+
+    added: int
+    unchanged: int
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One annotator's progress through their queue."""
+
+    total: int
+    done: int
+    skipped: int
+    next_position: int | None
+    """Position of the first assignment with no current judgment, or None when all are done."""
+
+
+class Store:
+    """One session file. Open with `Store.open(path)`; use as a context manager to close."""
+
+    def __init__(self, db: sqlite_utils.Database, path: Path) -> None:
+        self.db = db
+        self.path = path
+
+    # -- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path | str, create: bool = False) -> Store:
+        """Open a session file; with create=True make it (and migrate) when it is missing."""
+        path = Path(path)
+        if not create and not path.exists():
+            raise StoreError(f"{path}: no such session file")
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+        db = sqlite_utils.Database(conn)
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.execute("PRAGMA foreign_keys = ON")
+        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            _retry_locked(lambda: db.execute("PRAGMA journal_mode = wal"))
+        db.execute("PRAGMA synchronous = NORMAL")
+        migrate(db)
+        return cls(db, path)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite_utils.Database]:
+        """One write transaction that takes the write lock up front (BEGIN IMMEDIATE)."""
+        if self.db.conn.in_transaction:
+            with self.db.atomic():
+                yield self.db
+            return
+        _retry_locked(lambda: self.db.execute("BEGIN IMMEDIATE"))
+        try:
+            yield self.db
+        except BaseException:
+            self.db.conn.rollback()
+            raise
+        self.db.execute("COMMIT")
+
+    # -- meta ------------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return None if row is None else row[0]
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction() as db:
+            db["meta"].upsert({"key": key, "value": value}, pk="key")
+
+    # -- items -----------------------------------------------------------------------------
+
+    def add_items(self, items: Sequence[Item], source: str = "") -> AddResult:
+        """Add items atomically. An id already stored with the same content is left alone
+        (so importing a file twice changes nothing); with different content the whole add is
+        refused with ItemConflict naming the id."""
+        ids = [item.id for item in items]
+        seen: set[str] = set()
+        for item_id in ids:
+            if item_id in seen:
+                raise ItemConflict(f"item id {item_id!r} appears twice in the input")
+            seen.add(item_id)
+        created = utc_now()
+        with self.transaction() as db:
+            stored = self._hashes(ids)
+            new_rows = []
+            for item in items:
+                old = stored.get(item.id)
+                if old is None:
+                    new_rows.append(item_row(item, source, created))
+                elif old != content_hash(item):
+                    raise ItemConflict(
+                        f"item id {item.id!r} is already stored with different content; "
+                        "give the new version another id"
+                    )
+            if new_rows:
+                db["items"].insert_all(new_rows, batch_size=500)
+        return AddResult(added=len(new_rows), unchanged=len(items) - len(new_rows))
+
+    def _hashes(self, ids: Sequence[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT id, content_hash FROM items WHERE id IN ({marks})"
+            found.update(dict(self.db.execute(sql, chunk).fetchall()))
+        return found
+
+    def item(self, item_id: str) -> Item:
+        rows = list(self.db.query("SELECT * FROM items WHERE id = ?", [item_id]))
+        if not rows:
+            raise KeyError(f"no item {item_id!r}")
+        return item_from_row(rows[0])
+
+    def items(self) -> list[Item]:
+        return [item_from_row(r) for r in self.db.query("SELECT * FROM items ORDER BY rowid")]
+
+    def item_ids(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT id FROM items ORDER BY rowid")]
+
+    def count_items(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM items").fetchone()[0])
+
+    # -- annotators ------------------------------------------------------------------------
+
+    def ensure_annotator(self, name: str, cohort: str = "expert") -> Annotator:
+        """The annotator called `name`, created with `cohort` if new. A name already stored
+        with another cohort is refused: one rater belongs to one cohort."""
+        found = self.annotator(name)
+        if found is not None:
+            if found.cohort != cohort:
+                raise StoreError(
+                    f"annotator {name!r} is already in cohort {found.cohort!r}, not {cohort!r}"
+                )
+            return found
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO annotators (name, cohort, created) VALUES (?, ?, ?)",
+                [name, cohort, utc_now()],
+            )
+        found = self.annotator(name)
+        assert found is not None
+        return found
+
+    def annotator(self, name: str) -> Annotator | None:
+        row = self.db.execute(
+            "SELECT id, name, cohort FROM annotators WHERE name = ?", [name]
+        ).fetchone()
+        return None if row is None else Annotator(*row)
+
+    def annotators(self) -> list[Annotator]:
+        rows = self.db.execute("SELECT id, name, cohort FROM annotators ORDER BY id").fetchall()
+        return [Annotator(*row) for row in rows]
+
+    # -- assignments -----------------------------------------------------------------------
+
+    def add_assignments(self, assignments: Sequence[Assignment]) -> list[Assignment]:
+        """Store new assignments (their `id` is ignored) atomically; returns them with ids.
+        Annotators are created (cohort expert) if new."""
+        names = {a.annotator for a in assignments}
+        ids = {name: self.ensure_annotator(name).id for name in names}
+        created = utc_now()
+        stored = []
+        with self.transaction() as db:
+            for a in assignments:
+                cursor = db.execute(
+                    "INSERT INTO assignments (annotator_id, item_id, position, swapped, condition,"
+                    " purpose, suggestion_id, seed, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [ids[a.annotator], a.item_id, a.position, int(a.swapped), a.condition,
+                     a.purpose, a.suggestion_id, a.seed, created],
+                )
+                stored.append(replace(a, id=int(cursor.lastrowid or 0)))
+        return stored
+
+    _ASSIGNMENT_SQL = (
+        "SELECT a.id, n.name, a.item_id, a.position, a.swapped, a.condition, a.purpose,"
+        " a.suggestion_id, a.seed FROM assignments a JOIN annotators n ON n.id = a.annotator_id"
+    )
+
+    @staticmethod
+    def _assignment(row: Sequence[Any]) -> Assignment:
+        return Assignment(
+            id=row[0], annotator=row[1], item_id=row[2], position=row[3], swapped=bool(row[4]),
+            condition=row[5], purpose=row[6], suggestion_id=row[7], seed=row[8],
+        )
+
+    def assignments(self, annotator: str | None = None) -> list[Assignment]:
+        """An annotator's queue in order, or every assignment when annotator is None."""
+        if annotator is None:
+            rows = self.db.execute(self._ASSIGNMENT_SQL + " ORDER BY n.id, a.position")
+        else:
+            rows = self.db.execute(
+                self._ASSIGNMENT_SQL + " WHERE n.name = ? ORDER BY a.position", [annotator]
+            )
+        return [self._assignment(r) for r in rows.fetchall()]
+
+    def assignment(self, assignment_id: int) -> Assignment:
+        row = self.db.execute(self._ASSIGNMENT_SQL + " WHERE a.id = ?", [assignment_id]).fetchone()
+        if row is None:
+            raise KeyError(f"no assignment {assignment_id}")
+        return self._assignment(row)
+
+    # -- judgments and events --------------------------------------------------------------
+
+    def submit(self, judgment: Judgment, events: Iterable[Event] = ()) -> Judgment:
+        """Record a judgment and the events that led to it in one transaction.
+
+        A judgment for an assignment that already has one supersedes it: both rows are kept and
+        the old one points to the new one through `superseded_by`.
+        """
+        uid = judgment.uid or new_uid()
+        row = _judgment_row(judgment, uid)
+        with self.transaction() as db:
+            cursor = db.execute(
+                f"INSERT INTO judgments ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                list(row.values()),
+            )
+            new_id = int(cursor.lastrowid or 0)
+            db.execute(
+                "UPDATE judgments SET superseded_by = ? WHERE assignment_id = ? AND id != ?"
+                " AND superseded_by IS NULL",
+                [new_id, judgment.assignment_id, new_id],
+            )
+            self._insert_events(db, events, judgment_id=new_id)
+        return replace(judgment, id=new_id, uid=uid)
+
+    def log_events(self, events: Iterable[Event]) -> None:
+        """Record events that belong to no submit (quit, help, navigation)."""
+        with self.transaction() as db:
+            self._insert_events(db, events, judgment_id=None)
+
+    def _insert_events(
+        self, db: sqlite_utils.Database, events: Iterable[Event], judgment_id: int | None
+    ) -> None:
+        annotator_ids: dict[str, int] = {}
+        for event in events:
+            annotator_id = None
+            if event.annotator is not None:
+                if event.annotator not in annotator_ids:
+                    found = self.annotator(event.annotator)
+                    if found is None:
+                        raise StoreError(f"event for unknown annotator {event.annotator!r}")
+                    annotator_ids[event.annotator] = found.id
+                annotator_id = annotator_ids[event.annotator]
+            db.execute(
+                "INSERT INTO events (uid, assignment_id, annotator_id, judgment_id, mono_ns,"
+                " wall_time, kind, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [event.uid or new_uid(), event.assignment_id, annotator_id, judgment_id,
+                 event.mono_ns, event.wall_time, event.kind, dumps(dict(event.payload))],
+            )
+
+    def current_judgment(self, assignment_id: int) -> Judgment | None:
+        """The judgment in force for an assignment (the latest, not superseded), if any."""
+        rows = list(self.db.query(
+            "SELECT * FROM judgments WHERE assignment_id = ? AND superseded_by IS NULL"
+            " ORDER BY id DESC LIMIT 1", [assignment_id],
+        ))
+        return _judgment_from_row(rows[0]) if rows else None
+
+    def judgments(
+        self, annotator: str | None = None, include_superseded: bool = False
+    ) -> list[Judgment]:
+        """Judgments in submit order, for one annotator or all."""
+        where = [] if include_superseded else ["j.superseded_by IS NULL"]
+        params: list[Any] = []
+        if annotator is not None:
+            where.append("n.name = ?")
+            params.append(annotator)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        sql = (
+            "SELECT j.* FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
+            f" JOIN annotators n ON n.id = a.annotator_id {clause} ORDER BY j.id"
+        )
+        return [_judgment_from_row(r) for r in self.db.query(sql, params)]
+
+    def events(self, assignment_id: int | None = None) -> list[Event]:
+        """Events in the order they were recorded, for one assignment or all."""
+        sql = (
+            "SELECT e.*, n.name AS annotator_name FROM events e"
+            " LEFT JOIN annotators n ON n.id = e.annotator_id"
+        )
+        params: list[Any] = []
+        if assignment_id is not None:
+            sql += " WHERE e.assignment_id = ?"
+            params.append(assignment_id)
+        return [
+            Event(
+                kind=r["kind"], mono_ns=r["mono_ns"], wall_time=r["wall_time"],
+                payload=MappingProxyType(json.loads(r["payload"] or "{}")),
+                assignment_id=r["assignment_id"], annotator=r["annotator_name"], uid=r["uid"],
+            )
+            for r in self.db.query(sql + " ORDER BY e.id", params)
+        ]
+
+    def progress(self, annotator: str) -> Progress:
+        """How far an annotator is; `next_position` is where a resumed sitting starts."""
+        rows = self.db.execute(
+            "SELECT a.position, j.label IS NOT NULL OR j.scores != '{}', j.skip_reason IS NOT NULL,"
+            " j.id IS NOT NULL FROM assignments a JOIN annotators n ON n.id = a.annotator_id"
+            " LEFT JOIN judgments j ON j.assignment_id = a.id AND j.superseded_by IS NULL"
+            " WHERE n.name = ? ORDER BY a.position",
+            [annotator],
+        ).fetchall()
+        done = sum(1 for r in rows if r[3] and not r[2])
+        skipped = sum(1 for r in rows if r[2])
+        pending = [r[0] for r in rows if not r[3]]
+        return Progress(len(rows), done, skipped, pending[0] if pending else None)
+
+    # -- external labels and suggestions ---------------------------------------------------
+
+    def add_external_labels(self, labels: Sequence[ExternalLabel]) -> AddResult:
+        """Add imported votes atomically; a (source, rater, item) already stored is unchanged.
+        Raters become annotators of their cohort."""
+        created = utc_now()
+        for name, cohort in sorted({(lab.rater, lab.cohort) for lab in labels}):
+            self.ensure_annotator(name, cohort)
+        with self.transaction() as db:
+            before = db.execute("SELECT count(*) FROM external_labels").fetchone()[0]
+            db.conn.executemany(
+                "INSERT OR IGNORE INTO external_labels (source, rater, cohort, item_id, label,"
+                " raw, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(lab.source, lab.rater, lab.cohort, lab.item_id, lab.label, lab.raw, created)
+                 for lab in labels],
+            )
+            after = db.execute("SELECT count(*) FROM external_labels").fetchone()[0]
+        return AddResult(added=after - before, unchanged=len(labels) - (after - before))
+
+    def external_labels(self) -> list[ExternalLabel]:
+        rows = self.db.execute(
+            "SELECT source, rater, cohort, item_id, label, raw FROM external_labels ORDER BY id"
+        ).fetchall()
+        return [ExternalLabel(*row) for row in rows]
+
+    def add_suggestions(self, suggestions: Sequence[Suggestion]) -> list[Suggestion]:
+        created = utc_now()
+        stored = []
+        with self.transaction() as db:
+            for s in suggestions:
+                cursor = db.execute(
+                    "INSERT INTO suggestions (item_id, source_model, label, rationale,"
+                    " swapped_label, planted, prompt_hash, raw, created)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [s.item_id, s.source_model, s.label, s.rationale, s.swapped_label,
+                     int(s.planted), s.prompt_hash, s.raw, created],
+                )
+                stored.append(replace(s, id=int(cursor.lastrowid or 0)))
+        return stored
+
+    def suggestions(self, item_id: str | None = None) -> list[Suggestion]:
+        sql = ("SELECT id, item_id, source_model, label, rationale, swapped_label, planted,"
+               " prompt_hash, raw FROM suggestions")
+        params: list[Any] = []
+        if item_id is not None:
+            sql += " WHERE item_id = ?"
+            params.append(item_id)
+        return [
+            Suggestion(r[1], r[2], r[3], r[4] or "", r[5], bool(r[6]), r[7] or "", r[8] or "",
+                       id=r[0])
+            for r in self.db.execute(sql + " ORDER BY id", params).fetchall()
+        ]
+
+    # -- frames for analysis and export (pandas imported lazily) ---------------------------
+
+    def frame(self, sql: str, params: Sequence[Any] = ()) -> pd.DataFrame:
+        """Run a read query into a DataFrame (for store/frames.py only)."""
+        import pandas as pd
+
+        cursor = self.db.execute(sql, list(params))
+        columns = [d[0] for d in cursor.description]
+        return pd.DataFrame(cursor.fetchall(), columns=columns)
+
+
+def _judgment_row(judgment: Judgment, uid: str) -> dict[str, Any]:
+    t = judgment.timings
+    return {
+        "uid": uid,
+        "assignment_id": judgment.assignment_id,
+        "label": judgment.label,
+        "initial_label": judgment.initial_label,
+        "scores": dumps(dict(judgment.scores)),
+        "rationale": judgment.rationale,
+        "confidence": judgment.confidence,
+        "guideline_id": judgment.guideline_id,
+        "guideline_version": judgment.guideline_version,
+        "skip_reason": judgment.skip_reason,
+        "shown_at": t.shown_at,
+        "first_input_ms": t.first_input_ms,
+        "submit_ms": t.submit_ms,
+        "active_ms": t.active_ms,
+        "timings": dumps({
+            "pane_view_ms": dict(t.pane_view_ms),
+            "pane_max_scroll": dict(t.pane_max_scroll),
+            "guideline_ms": t.guideline_ms,
+            "suggestion_ms": t.suggestion_ms,
+        }),
+        "submitted_at": utc_now(),
+        "app_version": __version__,
+    }
+
+
+def _judgment_from_row(row: dict[str, Any]) -> Judgment:
+    extra = json.loads(row["timings"] or "{}")
+    timings = Timings(
+        shown_at=row["shown_at"],
+        first_input_ms=row["first_input_ms"],
+        submit_ms=row["submit_ms"],
+        active_ms=row["active_ms"],
+        pane_view_ms=MappingProxyType(extra.get("pane_view_ms", {})),
+        pane_max_scroll=MappingProxyType(extra.get("pane_max_scroll", {})),
+        guideline_ms=extra.get("guideline_ms", 0),
+        suggestion_ms=extra.get("suggestion_ms"),
+    )
+    return Judgment(
+        assignment_id=row["assignment_id"], label=row["label"], timings=timings,
+        scores=MappingProxyType(json.loads(row["scores"] or "{}")),
+        initial_label=row["initial_label"], rationale=row["rationale"] or "",
+        confidence=row["confidence"], guideline_id=row["guideline_id"],
+        guideline_version=row["guideline_version"], skip_reason=row["skip_reason"],
+        uid=row["uid"], id=row["id"], superseded_by=row["superseded_by"],
+    )
+
+
+def _retry_locked(action: Any, attempts: int = 50) -> Any:
+    """Run an action that may hit SQLITE_BUSY outside the busy handler (e.g. BEGIN IMMEDIATE
+    racing a WAL checkpoint), retrying with a short backoff instead of surfacing
+    "database is locked" to a person."""
+    for attempt in range(attempts):
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or attempt == attempts - 1:
+                raise
+            time.sleep(min(0.01 * (attempt + 1), 0.2))
+    return None
