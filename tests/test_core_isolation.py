@@ -1,0 +1,35 @@
+"""The core never loads Textual: a fresh interpreter imports every core module and checks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+SCRIPT = """
+import importlib, pkgutil, sys
+import annotate
+names = [m.name for m in pkgutil.walk_packages(annotate.__path__, "annotate.")
+         if not m.name.startswith(("annotate.tui", "annotate.cli", "annotate.__main__"))]
+for name in names:
+    importlib.import_module(name)
+loaded = sorted(m for m in sys.modules if m == "textual" or m.startswith("textual."))
+print(len(names), "core modules;", "textual loaded:" if loaded else "textual not loaded", *loaded[:5])
+sys.exit(1 if loaded else 0)
+"""
+
+
+def test_core_imports_without_textual() -> None:
+    result = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "textual not loaded" in result.stdout
+
+
+def test_cli_help_does_not_load_textual_or_pandas() -> None:
+    code = (
+        "import sys\nfrom click.testing import CliRunner\nfrom annotate.cli import main\n"
+        "r = CliRunner().invoke(main, ['--help'])\nassert r.exit_code == 0, r.output\n"
+        "print(sorted(m for m in ('textual', 'pandas') if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

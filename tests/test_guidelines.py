@@ -1,0 +1,51 @@
+"""Guideline documents: the shipped ones parse; front matter errors name file and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from annotate.guidelines import GuidelineError, find_guideline, list_guidelines, load_guideline, parse_guideline
+
+
+@pytest.mark.parametrize(("gid", "kind"), [("pairwise-chat", "pairwise"), ("single-grade", "single"),
+                                           ("rubric-helpsteer", "rubric")])
+def test_shipped_guidelines_load(gid: str, kind: str) -> None:
+    guideline = load_guideline(gid)
+    assert guideline.kind == kind
+    assert guideline.version
+    assert len(guideline.body) > 500
+
+
+def test_pairwise_guideline_defines_the_four_outcomes() -> None:
+    body = load_guideline("pairwise-chat").body.lower()
+    for phrase in ("left better", "right better", "tie", "both bad", "refus"):
+        assert phrase in body
+
+
+def test_project_guideline_overrides_shipped(tmp_path: Path) -> None:
+    (tmp_path / "guidelines").mkdir()
+    (tmp_path / "guidelines" / "pairwise-chat.md").write_text("---\nid: pairwise-chat\nversion: 9\n---\nours\n")
+    assert load_guideline("pairwise-chat", tmp_path).version == "9"
+    assert {g.id for g in list_guidelines(tmp_path)} >= {"pairwise-chat", "single-grade"}
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("# no front matter\n", "line 1"),
+    ("---\nid: x\nversion: 1\n", "never closed"),
+    ("---\nid: x\n---\nbody\n", "missing 'version'"),
+    ("---\nid: x\nversion 1\n---\n", "line 3"),
+    ("---\nid: ../x\nversion: 1\n---\n", "not a plain name"),
+])
+def test_bad_front_matter(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "g.md"
+    path.write_text(text)
+    with pytest.raises(GuidelineError, match=message) as info:
+        parse_guideline(path)
+    assert str(path) in str(info.value)
+
+
+def test_ids_are_not_paths(tmp_path: Path) -> None:
+    with pytest.raises(GuidelineError, match="plain name"):
+        find_guideline("../../etc/passwd", tmp_path)
