@@ -1,0 +1,100 @@
+"""DataFrames read from a session for analysis, reports and exports (pandas imported lazily).
+
+The analysis never sees SQL: it works on these frames, so it can run on any source that builds
+frames of the same shape.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from annotate.model import slot_to_side
+from annotate.store.store import Store
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+VOTE_COLUMNS = (
+    "item", "rater", "cohort", "label", "source", "raw", "category", "model_a", "model_b",
+    "len_a", "len_b", "gold", "swapped", "label_side", "confidence", "active_ms", "submit_ms",
+    "purpose", "condition", "initial_label", "judgment_id",
+)
+
+
+def items_frame(store: Store) -> pd.DataFrame:
+    """One row per item: item, kind, category, gold, model_a, model_b, len_a, len_b (characters
+    of each slot's final response; NaN when the slot is empty)."""
+    import pandas as pd
+
+    raw = store.frame("SELECT id, kind, category, gold, responses FROM items ORDER BY rowid")
+    rows = []
+    for item_id, kind, category, gold, responses in raw.itertuples(index=False):
+        slots = {r["slot"]: r for r in json.loads(responses)}
+        a, b = slots.get("A", {}), slots.get("B", {})
+        rows.append({
+            "item": item_id, "kind": kind, "category": category, "gold": gold,
+            "model_a": a.get("model"), "model_b": b.get("model"),
+            "len_a": len(a["text"]) if a else None, "len_b": len(b["text"]) if b else None,
+        })
+    return pd.DataFrame(rows, columns=["item", "kind", "category", "gold", "model_a", "model_b", "len_a", "len_b"])
+
+
+def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
+    """Every vote on every item, one row each: the session's current judgments (source
+    `judgment`) and imported external labels (source = their file or format).
+
+    Columns VOTE_COLUMNS. `label` is in slot space (A, B, tie, both_bad for pairwise; the grade
+    as text for single; None for rubric judgments, whose scores are in `scores_frame`).
+    `swapped`, `label_side`, timings, `purpose` and `condition` are set for judgments only.
+    Skips are left out unless include_skips.
+    """
+    import pandas as pd
+
+    judged = store.frame(
+        "SELECT j.id AS judgment_id, a.item_id AS item, n.name AS rater, n.cohort, j.label,"
+        " j.skip_reason, a.swapped, j.confidence, j.active_ms, j.submit_ms, a.purpose, a.condition,"
+        " j.initial_label FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
+        " JOIN annotators n ON n.id = a.annotator_id WHERE j.superseded_by IS NULL ORDER BY j.id"
+    )
+    if not include_skips:
+        judged = judged[judged["skip_reason"].isna()]
+    judged = judged.assign(
+        source="judgment", raw=judged["label"], swapped=judged["swapped"].astype(bool),
+        label_side=[
+            None if label is None else _side(label, bool(swapped))
+            for label, swapped in zip(judged["label"], judged["swapped"], strict=True)
+        ],
+    ).drop(columns=["skip_reason"])
+    external = store.frame(
+        "SELECT item_id AS item, rater, cohort, label, source, raw FROM external_labels ORDER BY id"
+    )
+    votes = pd.concat([judged, external], ignore_index=True) if len(external) else judged
+    items = items_frame(store).drop(columns=["kind"])
+    votes = votes.merge(items, on="item", how="left")
+    return votes.reindex(columns=list(VOTE_COLUMNS)).reset_index(drop=True)
+
+
+def scores_frame(store: Store) -> pd.DataFrame:
+    """Rubric scores in long form: item, rater, cohort, criterion, score (current judgments)."""
+    import pandas as pd
+
+    raw = store.frame(
+        "SELECT a.item_id AS item, n.name AS rater, n.cohort, j.scores FROM judgments j"
+        " JOIN assignments a ON a.id = j.assignment_id JOIN annotators n ON n.id = a.annotator_id"
+        " WHERE j.superseded_by IS NULL AND j.skip_reason IS NULL ORDER BY j.id"
+    )
+    rows = [
+        {"item": item, "rater": rater, "cohort": cohort, "criterion": criterion, "score": score}
+        for item, rater, cohort, scores in raw.itertuples(index=False)
+        for criterion, score in json.loads(scores or "{}").items()
+    ]
+    return pd.DataFrame(rows, columns=["item", "rater", "cohort", "criterion", "score"])
+
+
+def _side(label: str, swapped: bool) -> str:
+    """The side a pairwise label was given on; grades have no side and pass through."""
+    try:
+        return slot_to_side(label, swapped)
+    except ValueError:
+        return label

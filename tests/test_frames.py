@@ -1,0 +1,41 @@
+"""Frames for analysis: votes from judgments and imported labels in one slot-space table."""
+
+from __future__ import annotations
+
+from conftest import make_item
+
+from annotate.model import Assignment, ExternalLabel, Judgment, Timings
+from annotate.store import Store
+from annotate.store.frames import VOTE_COLUMNS, items_frame, scores_frame, votes_frame
+
+T = Timings("2026-11-30T10:00:00+00:00", 100, 2000, 1900)
+
+
+def test_votes_frame_joins_judgments_and_external_labels(store: Store) -> None:
+    store.add_items([make_item("i1", a="short", b="much longer text"), make_item("i2")])
+    a1, a2, a3 = store.add_assignments([
+        Assignment(0, "alice", "i1", 0, swapped=True), Assignment(0, "alice", "i2", 1, swapped=False),
+        Assignment(0, "bob", "i1", 0, swapped=False),
+    ])
+    store.submit(Judgment(a1.id, "A", T, confidence=3))
+    store.submit(Judgment(a2.id, None, T, skip_reason="unsure"))
+    store.submit(Judgment(a3.id, "tie", T))
+    store.add_external_labels([ExternalLabel("arena", "v1", "crowd", "i1", "both_bad", "tie (bothbad)")])
+    votes = votes_frame(store)
+    assert tuple(votes.columns) == VOTE_COLUMNS
+    assert len(votes) == 3
+    alice = votes[votes["rater"] == "alice"].iloc[0]
+    assert (alice["label"], alice["label_side"], alice["swapped"]) == ("A", "right", True)
+    assert (alice["len_a"], alice["len_b"], alice["model_a"]) == (5, 16, "m-a")
+    crowd = votes[votes["source"] == "arena"].iloc[0]
+    assert (crowd["cohort"], crowd["label"], crowd["raw"]) == ("crowd", "both_bad", "tie (bothbad)")
+    assert len(votes_frame(store, include_skips=True)) == 4
+    assert list(items_frame(store)["item"]) == ["i1", "i2"]
+
+
+def test_scores_frame_explodes_rubric_scores(store: Store) -> None:
+    store.add_items([make_item("i1")])
+    [a] = store.add_assignments([Assignment(0, "alice", "i1", 0)])
+    store.submit(Judgment(a.id, None, T, scores={"helpfulness": 3, "verbosity": 1}))
+    scores = scores_frame(store)
+    assert sorted(zip(scores["criterion"], scores["score"], strict=True)) == [("helpfulness", 3), ("verbosity", 1)]
