@@ -99,7 +99,7 @@ class Store:
         db.execute("PRAGMA foreign_keys = ON")
         if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             _retry_locked(lambda: db.execute("PRAGMA journal_mode = wal"))
-        db.execute("PRAGMA synchronous = NORMAL")
+        db.execute("PRAGMA synchronous = FULL")
         migrate(db)
         return cls(db, path)
 
