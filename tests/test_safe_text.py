@@ -1,0 +1,53 @@
+"""The sanitiser turns every terminal-active character into a visible placeholder."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotate.safe_text import is_safe, placeholder, sanitize
+
+HOSTILE = [
+    "\x1b[2J",
+    "\x1b]52;c;aGk=\x07",
+    "\x1b]8;;http://x\x07link\x1b]8;;\x07",
+    "\x1bP1$r\x1b\\",
+    "\x9b31m",
+    "\x9d0;title\x9c",
+    "abc\rXYZ",
+    "a\bb",
+    "\u202eevil\u202c",
+    "\u2066iso\u2069",
+    "x\u2028y",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_text_is_neutralised(text: str) -> None:
+    out = sanitize(text)
+    assert is_safe(out)
+    assert not any(ord(c) < 0x20 and c not in "\n\t" for c in out)
+    assert not any(0x7F <= ord(c) <= 0x9F for c in out)
+
+
+def test_escape_sequences_show_literally() -> None:
+    assert sanitize("\x1b[2J") == "␛[2J"
+    assert sanitize("\x1b]52;c;aGk=\x07") == "␛]52;c;aGk=␇"
+    assert sanitize("\x1b]8;;http://x\x07link\x1b]8;;\x07") == "␛]8;;http://x␇link␛]8;;␇"
+
+
+def test_ordinary_text_is_unchanged() -> None:
+    text = "Hello\tworld\n```py\nprint('é 日本 🙂')\n```\n[bold red]x[/]"
+    assert sanitize(text) == text
+    assert is_safe(text)
+
+
+def test_line_endings() -> None:
+    assert sanitize("a\r\nb") == "a\nb"
+    assert sanitize("a\rb") == "a␍b"
+
+
+def test_placeholders() -> None:
+    assert placeholder("\x00") == "␀"
+    assert placeholder("\x7f") == "␡"
+    assert placeholder("\u202e") == "⟨U+202E⟩"
+    assert placeholder("\x85") == "⟨U+0085⟩"
