@@ -8,8 +8,18 @@ import sys
 SCRIPT = """
 import importlib, pkgutil, sys
 import annotate
-names = [m.name for m in pkgutil.walk_packages(annotate.__path__, "annotate.")
-         if not m.name.startswith(("annotate.tui", "annotate.cli", "annotate.__main__"))]
+
+def core_modules(path, prefix):
+    # Walk the package tree by hand: pkgutil.walk_packages would import annotate.tui to descend.
+    for info in pkgutil.iter_modules(path, prefix):
+        if info.name.startswith(("annotate.tui", "annotate.cli", "annotate.__main__")):
+            continue
+        yield info.name
+        if info.ispkg:
+            module = importlib.import_module(info.name)
+            yield from core_modules(module.__path__, info.name + ".")
+
+names = list(core_modules(annotate.__path__, "annotate."))
 for name in names:
     importlib.import_module(name)
 loaded = sorted(m for m in sys.modules if m == "textual" or m.startswith("textual."))

@@ -1,0 +1,94 @@
+"""Position and length bias, exact binomial test and Wilson interval."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from math import comb
+
+import pandas as pd
+import pytest
+
+from annotate.analysis.bias import binomial_test, length_bias, position_bias, wilson_interval
+
+
+def exact_two_sided(k: int, n: int, p: Fraction) -> Fraction:
+    """R binom.test's two-sided p-value in rational arithmetic: sum of P(X = i) <= P(X = k)."""
+    pmf = [comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(n + 1)]
+    return sum((x for x in pmf if x <= pmf[k]), Fraction(0))
+
+
+def test_binomial_known_value() -> None:
+    """n = 10, k = 9, p = 0.5: P = 2 * (C(10,9) + C(10,10)) / 2^10 = 22 / 1024 = 0.021484375."""
+    assert binomial_test(9, 10) == pytest.approx(0.021484375, abs=1e-15)
+    assert binomial_test(1, 10) == pytest.approx(0.021484375, abs=1e-15)
+    assert binomial_test(5, 10) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("k", "n", "p"),
+    [(0, 1, "1/2"), (3, 7, "1/2"), (12, 40, "1/2"), (3, 20, "3/10"), (17, 25, "2/5"), (0, 30, "1/10"), (60, 60, "1/2")],
+)
+def test_binomial_matches_exact_rational(k: int, n: int, p: str) -> None:
+    """Against the exact sum (R binom.test rule), including asymmetric nulls where doubling is wrong."""
+    expected = float(min(Fraction(1), exact_two_sided(k, n, Fraction(p))))
+    assert binomial_test(k, n, float(Fraction(p))) == pytest.approx(expected, rel=1e-9, abs=1e-300)
+
+
+def test_binomial_large_n_is_fast_and_sane() -> None:
+    """n = 1e6: normal approximation z = 1.4 gives p ~ 0.1615; the exact test agrees to 1e-3."""
+    assert binomial_test(500_700, 1_000_000) == pytest.approx(0.1615, abs=1e-3)
+    assert binomial_test(0, 0) != binomial_test(0, 0)  # NaN when there is nothing to test
+
+
+@pytest.mark.parametrize(
+    ("k", "n", "low", "high"),
+    [(81, 263, 0.2553, 0.3662), (15, 148, 0.0624, 0.1605), (0, 20, 0.0, 0.1611), (1, 29, 0.0061, 0.1718)],
+)
+def test_wilson_newcombe_1998(k: int, n: int, low: float, high: float) -> None:
+    """Newcombe (1998), "Two-sided confidence intervals for the single proportion", Stat. Med. 17:857,
+    Table II, method 3 (Wilson score without continuity correction)."""
+    lo, hi = wilson_interval(k, n)
+    assert (round(lo, 4), round(hi, 4)) == (low, high)
+
+
+def test_position_bias_overall_and_per_rater() -> None:
+    judgments = pd.DataFrame(
+        {
+            "rater": ["a"] * 10 + ["b"] * 4,
+            "label_side": ["left"] * 9 + ["right"] + ["tie", "left", "right", "both_bad"],
+        }
+    )
+    report = position_bias(judgments)
+    assert (report.overall.k, report.overall.n, report.overall.n_excluded) == (10, 12, 2)
+    a, b = report.per_rater
+    assert a.rater == "a" and a.share == 0.9 and a.p_value == pytest.approx(0.021484375)
+    assert (b.k, b.n, b.n_excluded, b.share) == (1, 2, 2, 0.5)
+    assert report.overall.ci_low < report.overall.share < report.overall.ci_high
+    doc = json.loads(json.dumps(report.to_json(), allow_nan=False))
+    assert doc["overall"]["rater"] is None and doc["per_rater"][0]["n"] == 10
+
+
+def test_position_bias_rejects_unknown_sides() -> None:
+    with pytest.raises(ValueError, match="unknown values"):
+        position_bias(pd.DataFrame({"rater": ["a"], "label_side": ["middle"]}))
+
+
+def test_length_bias_counts_only_decisive_unequal_votes() -> None:
+    """Vote 1: A longer, A chosen (hit).  Vote 2: equal lengths (excluded).  Vote 3: tie (excluded).
+    Vote 4: B longer, A chosen (miss).  Vote 5: B longer, B chosen (hit)."""
+    votes = pd.DataFrame(
+        {
+            "rater": ["x", "x", "y", "y", "y"],
+            "label": ["A", "B", "tie", "A", "B"],
+            "len_a": [120, 50, 10, 30, 30],
+            "len_b": [100, 50, 90, 300, 301],
+        }
+    )
+    report = length_bias(votes)
+    assert (report.overall.k, report.overall.n, report.overall.n_excluded) == (2, 3, 2)
+    x, y = report.per_rater
+    assert (x.k, x.n) == (1, 1) and (y.k, y.n) == (1, 2)
+    assert report.kind == "length"
+    only_overall = length_bias(votes.drop(columns="rater"))
+    assert only_overall.per_rater == () and only_overall.overall.n == 3
