@@ -1,0 +1,253 @@
+"""Agreement of each rater with the rest, agreement tables for large rater pools, cohort majorities
+and the battles a ranking is fitted on.  Pure functions over DataFrames.
+
+Long ratings here are DataFrames with columns ``unit``, ``rater``, ``label`` (one row per rating,
+at most one per unit and rater; rows with a missing label are dropped), as
+`annotate.analysis.agreement.ratings_matrix` takes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from annotate.analysis.agreement import (
+    AgreementTable,
+    Level,
+    PairKappa,
+    agreement_table,
+    cohen_kappa,
+    fleiss_kappa,
+    gwet_ac1,
+    krippendorff_alpha,
+    percent_agreement,
+    ratings_matrix,
+)
+from annotate.analysis.bias import wilson_interval
+from annotate.analysis.estimate import Estimate, json_number
+
+__all__ = [
+    "TIE_CLASS",
+    "RestAgreement",
+    "battles_from_votes",
+    "cohort_confusion",
+    "pooled_agreement_table",
+    "rest_agreement",
+]
+
+TIE_CLASS = {"A": "A", "B": "B", "tie": "tie", "both_bad": "tie", "tie_inconsistent": "tie"}
+"""Pairwise label -> MT-Bench class (tie, both bad and inconsistent verdicts are all one class)."""
+
+
+def _codes(matrix: np.ndarray, categories: Sequence[Any]) -> np.ndarray:
+    """Category positions per cell (-1 where missing) for a matrix from `ratings_matrix`."""
+    idx = np.full(matrix.shape, -1, dtype=np.int64)
+    present = ~np.isnan(matrix)
+    if all(isinstance(c, int | float) and not isinstance(c, bool) for c in categories) and len(categories):
+        lookup = {float(c): k for k, c in enumerate(categories)}
+        idx[present] = [lookup[v] for v in matrix[present]]
+    else:
+        idx[present] = matrix[present].astype(np.int64)
+    return idx
+
+
+def pooled_agreement_table(
+    matrix: np.ndarray,
+    level: Level,
+    categories: Sequence[Any] | None,
+    rater_ids: Sequence[Hashable],
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    max_pairs: int = 45,
+) -> AgreementTable:
+    """`agreement_table`, but with Cohen's kappa only for the ``max_pairs`` rater pairs with the most
+    units in common (ties broken by column order), so pools of hundreds of crowd raters stay fast.
+
+    matrix: ``(n_units, n_raters)`` with NaN for missing, as from `ratings_matrix`.  With at most
+    ``max_pairs`` pairs sharing a unit the result equals `agreement_table` exactly.
+    """
+    matrix = np.asarray(matrix, dtype=np.float64)
+    present = (~np.isnan(matrix)).astype(np.float64)
+    overlap = present.T @ present
+    pairs = [(a, b) for a, b in combinations(range(matrix.shape[1]), 2) if overlap[a, b] > 0]
+    if len(pairs) <= max_pairs:
+        return agreement_table(matrix, level, categories, rater_ids, n_boot=n_boot, seed=seed)
+    pairs = sorted(pairs, key=lambda p: (-overlap[p], p))[:max_pairs]
+    kinds = ("unweighted",) if level == "nominal" else ("unweighted", "linear", "quadratic")
+    kappas = []
+    for a, b in pairs:
+        k = {w: cohen_kappa(matrix, a, b, categories, weights=w, n_boot=n_boot, seed=seed) for w in kinds}
+        kappas.append(PairKappa((rater_ids[a], rater_ids[b]), k["unweighted"], k.get("linear"), k.get("quadratic")))
+    return AgreementTable(
+        level=level,
+        krippendorff_alpha=krippendorff_alpha(matrix, level, categories, n_boot=n_boot, seed=seed),
+        fleiss_kappa=fleiss_kappa(matrix, categories, n_boot=n_boot, seed=seed),
+        gwet_ac1=gwet_ac1(matrix, categories, n_boot=n_boot, seed=seed),
+        percent_agreement=percent_agreement(matrix, categories, n_boot=n_boot, seed=seed),
+        cohen_kappa=tuple(kappas),
+    )
+
+
+@dataclass(frozen=True)
+class RestAgreement:
+    """One rater against the consensus of the other raters.
+
+    Attributes:
+        rater: the rater id.
+        kappa: Cohen's kappa between the rater and the leave-one-out consensus on the units where
+            both exist (unweighted at the nominal level, linearly weighted above), 95 % bootstrap
+            interval over those units; n_units = units compared.
+        agree: units where the rater's label equals the consensus; n: units compared.
+        share, ci_low, ci_high: agree / n with a Wilson (1927) interval.
+        alpha_without: Krippendorff's alpha of all raters except this one (point estimate; None when
+            not computed), to compare with alpha of all raters.
+    """
+
+    rater: Any
+    kappa: Estimate
+    agree: int
+    n: int
+    share: float
+    ci_low: float
+    ci_high: float
+    alpha_without: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain-JSON form with NaN as ``None``."""
+        return {
+            "rater": self.rater,
+            "kappa": self.kappa.to_json(),
+            "agreement": {
+                "share": json_number(self.share), "ci": [json_number(self.ci_low), json_number(self.ci_high)],
+                "k": self.agree, "n": self.n,
+            },
+            "alpha_without": json_number(self.alpha_without),
+        }
+
+
+def _consensus(others: np.ndarray, level: Level) -> np.ndarray:
+    """Consensus category per unit from the other raters' category counts ``(n, V)``; -1 if none.
+
+    Nominal: the most frequent category, -1 when the top count is shared.  Ordinal and above: the
+    lower median of the other raters' categories (always one of their categories).
+    """
+    m = others.sum(axis=1)
+    if level == "nominal":
+        top = others.max(axis=1)
+        unique = (others == top[:, None]).sum(axis=1) == 1
+        return np.where((m > 0) & unique, others.argmax(axis=1), -1)
+    cum = np.cumsum(others, axis=1)
+    median = (cum * 2 >= m[:, None]).argmax(axis=1)
+    return np.where(m > 0, median, -1)
+
+
+def rest_agreement(
+    ratings: pd.DataFrame,
+    level: Level = "nominal",
+    order: Sequence[Any] | None = None,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    alpha_without_max_raters: int = 50,
+) -> tuple[RestAgreement, ...]:
+    """Each rater's agreement with the leave-one-out consensus of all other raters.
+
+    ratings: long (unit, rater, label), at most one rating per unit and rater.  For every rater and
+    every unit they rated that at least one other rater rated, the consensus of the others is their
+    most frequent label (nominal; units where the top count is shared are skipped) or their lower
+    median (ordinal and above).  This is the leave-one-out comparison of Snow et al. (2008, "Cheap and
+    Fast - But is it Good?", EMNLP, section 3), who compare each annotator with the average of the
+    others; here with chance correction (Cohen's kappa, Cohen 1960; linearly weighted, Cohen 1968,
+    above the nominal level) and raw agreement with a Wilson interval.  ``alpha_without`` (alpha if
+    this rater were dropped, cf. "alpha if item deleted") is computed when there are at most
+    ``alpha_without_max_raters`` raters.
+
+    Returns one `RestAgreement` per rater with at least one compared unit, in rater order.
+
+    >>> df = pd.DataFrame({"unit": [1, 1, 1, 2, 2, 2], "rater": list("abcabc"), "label": list("xxyyyy")})
+    >>> [(r.rater, r.agree, r.n) for r in rest_agreement(df, n_boot=0)]
+    [('a', 1, 1), ('b', 1, 1), ('c', 1, 2)]
+    """
+    matrix, _units, raters, categories = ratings_matrix(ratings, order=order)
+    codes = _codes(matrix, categories)
+    n_values = len(categories)
+    counts = np.zeros((codes.shape[0], n_values))
+    rows, cols = np.nonzero(codes >= 0)
+    np.add.at(counts, (rows, codes[rows, cols]), 1.0)
+    weights = "unweighted" if level == "nominal" else "linear"
+    positions = list(range(n_values))
+    with_alpha = len(raters) <= alpha_without_max_raters
+    out = []
+    for r, rater in enumerate(raters):
+        mine = codes[:, r]
+        rated = mine >= 0
+        others = counts[rated].copy()
+        others[np.arange(others.shape[0]), mine[rated]] -= 1.0
+        consensus = _consensus(others, level)
+        keep = consensus >= 0
+        own, cons = mine[rated][keep], consensus[keep]
+        n = int(keep.sum())
+        if n == 0:
+            continue
+        pair = np.column_stack([own, cons]).astype(np.float64)
+        kappa = cohen_kappa(pair, 0, 1, positions, weights=weights, n_boot=n_boot, seed=seed)
+        agree = int((own == cons).sum())
+        lo, hi = wilson_interval(agree, n)
+        alpha_without = None
+        if with_alpha and len(raters) > 2:
+            rest = np.delete(matrix, r, axis=1)
+            alpha_without = krippendorff_alpha(rest, level, categories, n_boot=0).estimate
+        out.append(RestAgreement(rater, kappa, agree, n, agree / n, lo, hi, alpha_without))
+    return tuple(out)
+
+
+def _majority_labels(votes: pd.DataFrame, labels: Sequence[str]) -> pd.Series:
+    """Per item, the most frequent label (items where the top count is shared are dropped)."""
+    counts = votes.groupby(["item", "label"]).size().unstack("label", fill_value=0)
+    counts = counts.reindex(columns=list(labels), fill_value=0)
+    values = counts.to_numpy()
+    top = values.max(axis=1)
+    unique = (values == top[:, None]).sum(axis=1) == 1
+    keep = unique & (top > 0)
+    return pd.Series(np.asarray(labels, dtype=object)[values.argmax(axis=1)[keep]], index=counts.index[keep])
+
+
+def cohort_confusion(
+    votes: pd.DataFrame, cohort_x: str, cohort_y: str, labels: Sequence[str], cohort: str = "cohort"
+) -> pd.DataFrame:
+    """Confusion matrix of per-item majority labels: cohort X's majority (rows) by cohort Y's (columns).
+
+    votes: one row per vote with columns item, ``cohort``, label; labels outside ``labels`` and
+    missing labels are dropped.  Per item and cohort the majority is the most frequent label; an
+    item whose top count is shared, or that one cohort did not label, is left out.  Returns a
+    ``len(labels) x len(labels)`` DataFrame of item counts (index: X's label, columns: Y's label).
+    """
+    v = votes.loc[votes["label"].isin(list(labels))]
+    mx = _majority_labels(v.loc[v[cohort] == cohort_x], labels)
+    my = _majority_labels(v.loc[v[cohort] == cohort_y], labels)
+    both = pd.concat([mx.rename("x"), my.rename("y")], axis=1, join="inner")
+    table = pd.crosstab(pd.Categorical(both["x"], categories=list(labels)),
+                        pd.Categorical(both["y"], categories=list(labels)), dropna=False)
+    table = table.reindex(index=list(labels), columns=list(labels), fill_value=0)
+    table.index.name, table.columns.name = cohort_x, cohort_y
+    return table.astype(np.int64)
+
+
+def battles_from_votes(votes: pd.DataFrame) -> pd.DataFrame:
+    """One battle per pairwise vote on an item whose two slots hold different, named models.
+
+    votes: columns model_a, model_b, label (slot space).  A -> ``model_a`` wins, B -> ``model_b``
+    wins, tie / both_bad / tie_inconsistent -> ``tie``; other labels (grades, missing) are dropped.
+    Returns columns model_a, model_b, winner (as `annotate.analysis.ranking.pair_counts` takes them)
+    plus the input's other columns.
+    """
+    winner = votes["label"].map({"A": "model_a", "B": "model_b", "tie": "tie", "both_bad": "tie",
+                                 "tie_inconsistent": "tie"})
+    keep = winner.notna() & votes["model_a"].notna() & votes["model_b"].notna()
+    keep &= votes["model_a"].astype(str) != votes["model_b"].astype(str)
+    out = votes.loc[keep].assign(winner=winner[keep])
+    return out.assign(model_a=out["model_a"].astype(str), model_b=out["model_b"].astype(str))

@@ -1,0 +1,393 @@
+"""Read a ratings file (any spreadsheet of who gave which label to which unit) for `annotate agreement`.
+
+Formats, by extension: ``.csv``, ``.tsv`` / ``.tab`` (UTF-8, a BOM is ignored), ``.jsonl`` /
+``.ndjson`` (one JSON object per line) and ``.json`` (an array of objects).
+
+Layouts:
+
+* ``long``: one row per rating, columns ``unit``, ``rater``, ``label`` (also accepted: ``item`` /
+  ``id`` for unit, ``annotator`` / ``coder`` / ``observer`` for rater, ``rating`` / ``value`` /
+  ``score`` for label; names are case-insensitive; other columns are ignored).
+* ``wide``: one row per unit; the first column holds the unit ids, every other column is one rater
+  (its header is the rater's name), as R's ``irr`` and ``irrCAC`` take ratings.
+* ``wide`` with ``raters_as_rows=True``: one row per rater, as in Krippendorff's papers; the first
+  column holds the rater names, every other column is one unit (its header is the unit id).
+
+Missing values: an empty cell, ``NA``, ``N/A``, ``NaN``, ``null``, ``.`` or ``*`` (any case),
+JSON ``null``, or a rater absent from a unit in the long layout.  Labels are kept as text (JSON
+numbers become their text: ``1``, ``2.5``); `prepare_labels` turns them into numbers or ordered
+categories for the chosen level of measurement.
+
+Every error is a `RatingsFileError` (a ValueError) whose message starts with the file and names the
+line (or JSON record) and the column.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = [
+    "LAYOUTS",
+    "MISSING",
+    "FileAgreement",
+    "PreparedRatings",
+    "RatingsFileError",
+    "agreement_from_file",
+    "prepare_labels",
+    "read_ratings",
+]
+
+LAYOUTS = ("long", "wide")
+
+MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", ".", "*"})
+"""Cell texts (lower-cased, stripped) that mean "no rating"."""
+
+_ALIASES = {
+    "unit": ("unit", "item", "item_id", "unit_id", "id"),
+    "rater": ("rater", "annotator", "coder", "observer", "judge", "rater_id"),
+    "label": ("label", "rating", "value", "score", "grade"),
+}
+
+_EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
+
+
+class RatingsFileError(ValueError):
+    """A ratings file that cannot be read; the message names the file, line and column."""
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """One cell with where it came from, for error messages."""
+
+    text: str | None
+    where: str
+    """e.g. ``line 4, column 'bob'``."""
+
+
+@dataclass(frozen=True)
+class _Table:
+    header: tuple[str, ...]
+    rows: tuple[tuple[_Cell, ...], ...]
+    header_where: str
+
+
+def _text(value: Any) -> str | None:
+    """A cell value as text, or None when it means missing."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, int):
+        text = str(value)
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        text = str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    elif isinstance(value, str):
+        text = value.strip()
+    else:
+        text = json.dumps(value, ensure_ascii=False)
+    return None if text.lower() in MISSING else text
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise RatingsFileError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise RatingsFileError(f"{path}: is a folder, not a ratings file") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise RatingsFileError(f"{path}: line {line}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+
+
+def _delimited(path: Path, text: str, delimiter: str) -> _Table:
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    header: tuple[str, ...] | None = None
+    rows: list[tuple[_Cell, ...]] = []
+    try:
+        for record in reader:
+            line = reader.line_num
+            if not any(cell.strip() for cell in record):
+                continue
+            if header is None:
+                header = tuple(cell.strip() for cell in record)
+                continue
+            if len(record) > len(header):
+                extra = record[len(header) :]
+                if any(cell.strip() for cell in extra):
+                    raise RatingsFileError(
+                        f"{path}: line {line}: {len(record)} cells but the header (line 1) has {len(header)} columns"
+                    )
+            cells = [
+                _Cell(_text(record[i]) if i < len(record) else None, f"line {line}, column {header[i]!r}")
+                for i in range(len(header))
+            ]
+            rows.append(tuple(cells))
+    except csv.Error as exc:
+        raise RatingsFileError(f"{path}: line {reader.line_num}: {exc}") from None
+    if header is None:
+        raise RatingsFileError(f"{path}: the file is empty (expected a header row)")
+    return _Table(header, tuple(rows), "line 1 (header)")
+
+
+def _records(path: Path, text: str, kind: str) -> _Table:
+    objects: list[tuple[str, Any]] = []
+    if kind == "jsonl":
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                objects.append((f"line {number}", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise RatingsFileError(f"{path}: line {number}, column {exc.colno}: not JSON: {exc.msg}") from None
+    else:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RatingsFileError(f"{path}: line {exc.lineno}, column {exc.colno}: not JSON: {exc.msg}") from None
+        if not isinstance(data, list):
+            raise RatingsFileError(f"{path}: expected a JSON array of objects, found {type(data).__name__}")
+        objects = [(f"record {number}", obj) for number, obj in enumerate(data, start=1)]
+    header: list[str] = []
+    seen: set[str] = set()
+    for where, obj in objects:
+        if not isinstance(obj, dict):
+            raise RatingsFileError(f"{path}: {where}: expected a JSON object, found {type(obj).__name__}")
+        for key in obj:
+            if key not in seen:
+                seen.add(key)
+                header.append(key)
+    rows = tuple(
+        tuple(_Cell(_text(obj.get(key)), f"{where}, column {key!r}") for key in header) for where, obj in objects
+    )
+    if not objects:
+        raise RatingsFileError(f"{path}: the file holds no records")
+    return _Table(tuple(header), rows, "the keys")
+
+
+def _read_table(path: Path) -> _Table:
+    kind = _EXTENSIONS.get(path.suffix.lower())
+    if kind is None:
+        raise RatingsFileError(
+            f"{path}: unknown extension {path.suffix or '(none)'!r}; expected .csv, .tsv, .jsonl or .json"
+        )
+    text = _read_text(path)
+    if kind in ("csv", "tsv"):
+        return _delimited(path, text, "," if kind == "csv" else "\t")
+    return _records(path, text, kind)
+
+
+def _find_column(path: Path, table: _Table, role: str) -> int:
+    lowered = [h.strip().lower() for h in table.header]
+    for alias in _ALIASES[role]:
+        if alias in lowered:
+            return lowered.index(alias)
+    raise RatingsFileError(
+        f"{path}: {table.header_where}: no {role!r} column (long layout needs columns unit, rater, label; "
+        f"found {', '.join(repr(h) for h in table.header) or 'none'}). For one column per rater use --layout wide"
+    )
+
+
+def _long(path: Path, table: _Table) -> list[tuple[str, str, str | None, str]]:
+    cols = [_find_column(path, table, role) for role in ("unit", "rater", "label")]
+    out = []
+    for row in table.rows:
+        unit, rater, label = (row[c] for c in cols)
+        if unit.text is None:
+            raise RatingsFileError(f"{path}: {unit.where}: the unit id is empty")
+        if rater.text is None:
+            raise RatingsFileError(f"{path}: {rater.where}: the rater is empty")
+        out.append((unit.text, rater.text, label.text, label.where))
+    return out
+
+
+def _wide(path: Path, table: _Table, raters_as_rows: bool) -> list[tuple[str, str, str | None, str]]:
+    what_row, what_col = ("rater", "unit") if raters_as_rows else ("unit", "rater")
+    if len(table.header) < 2:
+        raise RatingsFileError(
+            f"{path}: {table.header_where}: the wide layout needs a first column of {what_row} ids and at least one "
+            f"{what_col} column"
+        )
+    names = table.header[1:]
+    for i, name in enumerate(names, start=2):
+        if not name:
+            raise RatingsFileError(f"{path}: {table.header_where}: column {i} has no {what_col} name")
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise RatingsFileError(f"{path}: {table.header_where}: {what_col} {dupes[0]!r} heads more than one column")
+    out = []
+    for row in table.rows:
+        key = row[0]
+        if key.text is None:
+            raise RatingsFileError(f"{path}: {key.where}: the {what_row} id is empty")
+        for name, cell in zip(names, row[1:], strict=True):
+            unit, rater = (name, key.text) if raters_as_rows else (key.text, name)
+            out.append((unit, rater, cell.text, cell.where))
+    return out
+
+
+def read_ratings(path: Path | str, layout: str = "long", raters_as_rows: bool = False) -> pd.DataFrame:
+    """Read a ratings file into long form.
+
+    Returns a DataFrame with one row per (unit, rater) rating that is present: columns ``unit``,
+    ``rater``, ``label`` (all text) and ``where`` (``"line 4, column 'bob'"``, for messages).
+    Missing values (see the module docstring) are dropped.  A unit rated twice by one rater is an
+    error naming both places.
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "r.csv")
+    >>> _ = open(p, "w").write("unit,ann,bob\\nq1,yes,no\\nq2,yes,\\n")
+    >>> read_ratings(p, "wide")[["unit", "rater", "label"]].values.tolist()
+    [['q1', 'ann', 'yes'], ['q1', 'bob', 'no'], ['q2', 'ann', 'yes']]
+    """
+    path = Path(path)
+    if layout not in LAYOUTS:
+        raise RatingsFileError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
+    if raters_as_rows and layout != "wide":
+        raise RatingsFileError("--raters-as-rows applies to the wide layout only (add --layout wide)")
+    table = _read_table(path)
+    rows = _long(path, table) if layout == "long" else _wide(path, table, raters_as_rows)
+    seen: dict[tuple[str, str], str] = {}
+    kept = []
+    for unit, rater, label, where in rows:
+        if label is None:
+            continue
+        first = seen.setdefault((unit, rater), where)
+        if first != where:
+            raise RatingsFileError(
+                f"{path}: {where}: rater {rater!r} already rated unit {unit!r} ({first}); keep one rating per unit "
+                "and rater"
+            )
+        kept.append((unit, rater, label, where))
+    if not kept:
+        raise RatingsFileError(f"{path}: no ratings found (every label cell is empty)")
+    return pd.DataFrame(kept, columns=["unit", "rater", "label", "where"])
+
+
+@dataclass(frozen=True)
+class PreparedRatings:
+    """Ratings ready for `annotate.analysis.agreement.ratings_matrix`.
+
+    Attributes:
+        ratings: columns unit, rater, label; labels are floats when numeric, else text.
+        order: the category order to pass on (None: sorted distinct labels).
+    """
+
+    ratings: pd.DataFrame
+    order: tuple[Any, ...] | None
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def prepare_labels(
+    ratings: pd.DataFrame, level: str, order: Sequence[str] | None = None, source: Path | str = ""
+) -> PreparedRatings:
+    """Make text labels fit the level of measurement.
+
+    * nominal: labels stay text, unless every label is a number (then ``1`` and ``1.0`` are one
+      label); ``order`` only fixes the category list (it matters to Gwet's AC1 through q).
+    * ordinal: with ``order`` (e.g. ``["low", "mid", "high"]``) the labels are categories in that
+      order and each must be listed; without it every label must be a number.
+    * interval, ratio: every label must be a number (``order`` is refused); ratio needs >= 0.
+
+    ratings: as returned by `read_ratings` (a ``where`` column is used in messages if present).
+    Raises RatingsFileError naming the file, the place and the value.
+    """
+    prefix = f"{source}: " if str(source) else ""
+    where = ratings["where"] if "where" in ratings.columns else pd.Series([""] * len(ratings), index=ratings.index)
+    base = ratings[["unit", "rater"]].copy()
+    labels = ratings["label"].astype(str)
+    if order is not None:
+        order = tuple(o.strip() for o in order if o.strip())
+        if level in ("interval", "ratio"):
+            raise RatingsFileError(f"--order is for nominal or ordinal labels; at --level {level} labels are numbers")
+        if len(set(order)) != len(order):
+            raise RatingsFileError(f"--order lists a label twice: {', '.join(order)}")
+        unknown = ~labels.isin(set(order))
+        if unknown.any():
+            i = unknown.to_numpy().nonzero()[0][0]
+            raise RatingsFileError(
+                f"{prefix}{where.iloc[i]}: label {labels.iloc[i]!r} is not in --order ({', '.join(order)})"
+            )
+        return PreparedRatings(base.assign(label=labels.to_numpy()), order)
+    numbers = labels.map(_number)
+    bad = numbers.isna()
+    if level == "nominal":
+        if bad.any():
+            return PreparedRatings(base.assign(label=labels.to_numpy()), None)
+        return PreparedRatings(base.assign(label=numbers.astype(float).to_numpy()), None)
+    if bad.any():
+        i = bad.to_numpy().nonzero()[0][0]
+        hint = (
+            "; for ordered text labels give --order, e.g. --order low,mid,high"
+            if level == "ordinal"
+            else "; interval and ratio levels need numeric labels"
+        )
+        raise RatingsFileError(
+            f"{prefix}{where.iloc[i]}: label {labels.iloc[i]!r} is not a number at --level {level}{hint}"
+        )
+    values = numbers.astype(float)
+    if level == "ratio" and (values < 0).any():
+        i = (values < 0).to_numpy().nonzero()[0][0]
+        raise RatingsFileError(
+            f"{prefix}{where.iloc[i]}: label {labels.iloc[i]!r} is negative; the ratio level needs values >= 0"
+        )
+    return PreparedRatings(base.assign(label=values.to_numpy()), None)
+
+
+@dataclass(frozen=True)
+class FileAgreement:
+    """The agreement table of a ratings file and what went into it.
+
+    Attributes:
+        table: every coefficient with its interval and n (`annotate.analysis.agreement.AgreementTable`).
+        n_ratings: ratings read (missing cells not counted).
+        units, raters: ids in matrix order.
+        categories: the value domain (order used for ordinal statistics and Gwet's q).
+    """
+
+    table: Any
+    n_ratings: int
+    units: tuple[Any, ...]
+    raters: tuple[Any, ...]
+    categories: tuple[Any, ...]
+
+
+def agreement_from_file(
+    path: Path | str,
+    layout: str = "long",
+    level: str = "nominal",
+    raters_as_rows: bool = False,
+    order: Sequence[str] | None = None,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+) -> FileAgreement:
+    """Read a ratings file and compute its agreement table (`agreement_table`) at ``level``."""
+    from annotate.analysis.agreement import agreement_table, ratings_matrix
+
+    ratings = read_ratings(path, layout, raters_as_rows)
+    prepared = prepare_labels(ratings, level, order, source=path)
+    matrix, units, raters, categories = ratings_matrix(prepared.ratings, order=prepared.order)
+    if len(raters) < 2:
+        raise RatingsFileError(f"{path}: only one rater ({raters[0]!r}); agreement needs at least two")
+    table = agreement_table(matrix, level, categories, [str(r) for r in raters], n_boot=n_boot, seed=seed)
+    return FileAgreement(table, len(ratings), units, raters, categories)

@@ -1,0 +1,149 @@
+"""A `Report` as one self-contained HTML file: inline CSS, inline SVG charts, no script, no network.
+
+Charts (from each table's `Chart`): ``interval`` tables (rankings, each annotator against the rest)
+get a forest plot, a point with its 95 % interval per row; ``heat`` tables (confusion matrices
+between cohorts) are shaded by each cell's share of its row.  Every piece of untrusted text goes
+through `clean` (controls, bidi and zero-width characters made visible, long text cut) and then
+`html.escape`, in element text and attribute values alike, so nothing in a name can become markup,
+a script, a link or a terminal escape.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+from annotate.report.model import Chart, Report, Table, format_cell
+from annotate.report.text import clean
+
+__all__ = ["render_html"]
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:78rem;padding:0 1rem;
+color:#1d1d1f;background:#fff}
+h1{font-size:1.6rem;margin-bottom:.3rem}h2{margin-top:2.2rem;border-bottom:2px solid #ddd;padding-bottom:.2rem}
+h3{font-size:1.05rem;margin:1.4rem 0 .4rem}
+table{border-collapse:collapse;margin:.3rem 0;font-variant-numeric:tabular-nums}
+th,td{padding:.25rem .6rem;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}
+th{background:#f6f6f6;font-weight:600}td.n{text-align:right;white-space:nowrap}
+.meta{color:#555;margin:0 0 1rem;padding:0;list-style:none}.note{color:#555;font-size:.9rem;margin:.2rem 0}
+.empty{color:#888;font-style:italic}svg{display:block;margin:.5rem 0 1rem}
+svg text{font:12px system-ui,sans-serif;fill:#333}.wrap{overflow-x:auto}
+"""
+
+
+def _e(text: object, limit: int = 120) -> str:
+    """Untrusted text, cleaned and HTML-escaped (safe in element text and quoted attributes)."""
+    return html.escape(clean(text, limit), quote=True)
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _table_html(table: Table, heat: Chart | None) -> str:
+    if not table.rows:
+        return '<p class="empty">(no data)</p>'
+    head = "".join(f"<th>{_e(c.name)}</th>" for c in table.columns)
+    body = []
+    for row in table.rows:
+        shade: dict[int, float] = {}
+        if heat is not None:
+            values = [row[i] for i in heat.cells if _finite(row[i])]
+            total = sum(values)
+            shade = {i: (row[i] / total if total else 0.0) for i in heat.cells if _finite(row[i])}
+        cells = []
+        for i, (value, column) in enumerate(zip(row, table.columns, strict=True)):
+            cls = ' class="n"' if column.kind != "text" else ""
+            style = ""
+            if i in shade:
+                alpha = 0.08 + 0.72 * shade[i]
+                style = f' style="background:rgba(31,119,180,{alpha:.2f})"'
+            cells.append(f"<td{cls}{style}>{_e(format_cell(value, column.kind))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f'<div class="wrap"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+
+
+def _ticks(low: float, high: float, count: int = 5) -> list[float]:
+    step = (high - low) / (count - 1)
+    return [low + k * step for k in range(count)]
+
+
+def _forest_svg(table: Table, chart: Chart) -> str:
+    """A forest plot: one row per table row, a dot at the estimate and a line over the interval."""
+    points = []
+    for row in table.rows:
+        value, interval = row[chart.value], row[chart.ci]
+        lo, hi = (interval if isinstance(interval, list | tuple) and len(interval) == 2 else (None, None))
+        points.append((row[chart.label], value if _finite(value) else None, lo if _finite(lo) else None,
+                       hi if _finite(hi) else None))
+    numbers = [v for _, *vals in points for v in vals if v is not None]
+    if not numbers:
+        return ""
+    if chart.domain is not None:
+        low, high = chart.domain
+        low, high = min(low, *numbers), max(high, *numbers)
+    else:
+        low, high = min(numbers), max(numbers)
+        pad = (high - low) * 0.08 or 1.0
+        low, high = low - pad, high + pad
+    label_w, plot_w, row_h, top = 190, 520, 22, 24
+    height = top + row_h * len(points) + 30
+
+    def x(v: float) -> float:
+        return label_w + (v - low) / (high - low) * plot_w
+
+    parts = [f'<svg width="{label_w + plot_w + 30}" height="{height}" role="img" '
+             f'aria-label="{_e(chart.title or table.title)}">',
+             f'<text x="{label_w}" y="14">{_e(chart.title or table.title)}</text>']
+    for tick in _ticks(low, high):
+        tx = x(tick)
+        parts.append(f'<line x1="{tx:.1f}" y1="{top - 4}" x2="{tx:.1f}" y2="{height - 24}" stroke="#eee"/>')
+        parts.append(f'<text x="{tx:.1f}" y="{height - 8}" text-anchor="middle">{tick:.3g}</text>')
+    if low < 0 < high:
+        zx = x(0.0)
+        parts.append(f'<line x1="{zx:.1f}" y1="{top - 4}" x2="{zx:.1f}" y2="{height - 24}" stroke="#999"/>')
+    for k, (label, value, lo, hi) in enumerate(points):
+        cy = top + row_h * k + row_h / 2
+        parts.append(f'<text x="{label_w - 8}" y="{cy + 4:.1f}" text-anchor="end">{_e(label, 28)}</text>')
+        if chart.bars and value is not None and low <= 0 <= high:
+            x0, x1 = sorted((x(0.0), x(value)))
+            parts.append(f'<rect x="{x0:.1f}" y="{cy - 7:.1f}" width="{x1 - x0:.1f}" height="14" fill="#aec7e8"/>')
+        if lo is not None and hi is not None:
+            parts.append(f'<line x1="{x(lo):.1f}" y1="{cy:.1f}" x2="{x(hi):.1f}" y2="{cy:.1f}" stroke="#1f77b4" '
+                         'stroke-width="2"/>')
+        if value is not None:
+            parts.append(f'<circle cx="{x(value):.1f}" cy="{cy:.1f}" r="4" fill="#1f77b4"/>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _table_block(table: Table) -> str:
+    chart = table.chart
+    out = [f"<h3>{_e(table.title, 200)}</h3>"]
+    if chart is not None and chart.kind == "interval" and table.rows:
+        out.append(_forest_svg(table, chart))
+    out.append(_table_html(table, chart if chart is not None and chart.kind == "heat" else None))
+    out += [f'<p class="note">{_e(note, 2000)}</p>' for note in table.notes]
+    return "\n".join(out)
+
+
+def render_html(report: Report) -> str:
+    """The report as one HTML document with no external resources."""
+    meta = "".join(f"<li><b>{_e(k)}</b>: {_e(v, 300)}</li>" for k, v in report.meta)
+    body = [f"<h1>{_e(report.title, 200)}</h1>", f'<ul class="meta">{meta}</ul>']
+    toc = " · ".join(f'<a href="#{_e(s.key)}">{_e(s.title)}</a>' for s in report.sections)
+    if toc:
+        body.append(f"<p>{toc}</p>")
+    for section in report.sections:
+        body.append(f'<h2 id="{_e(section.key)}">{_e(section.title, 200)}</h2>')
+        body += [f'<p class="note">{_e(note, 2000)}</p>' for note in section.notes]
+        body += [_table_block(table) for table in section.tables]
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(report.title, 200)}</title><style>{_CSS}</style></head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
