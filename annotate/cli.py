@@ -105,8 +105,578 @@ def status(session: str) -> None:
         click.echo(session_status(spec, store))
 
 
+@main.command("import")
+@session_argument
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", default="auto", show_default=True,
+              type=click.Choice(["auto", "native", "arena", "mtbench", "csv", "tsv", "json", "jsonl"]),
+              help="auto: by extension (CSV/TSV through --map; JSON and JSON Lines as the native format"
+                   " unless --map is given). arena: Chatbot Arena battles; mtbench: MT-Bench judgments"
+                   " (both also import the votes).")
+@click.option("--map", "field_map", multiple=True, metavar="TARGET=COL[,COL...]",
+              help="Which source field fills which part of an item. Targets: id, prompt, A, B, model_A, model_B,"
+                   " category, gold, meta.KEY. A comma joins several fields (with a blank line). Repeatable.")
+@domain_errors
+def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...]) -> None:
+    """Import items into a session (and, for arena / mtbench, their votes as external labels).
+
+    FILE is our native JSON Lines (one item per line: id, prompt or conversation, responses A and
+    B with their models, category, gold, metadata; see docs/formats.md), or a CSV / JSON / JSON
+    Lines file of any shape whose fields you map with --map. Without --map id=COL, ids are derived
+    from the prompt and responses. The import is all or nothing, and importing the same file again
+    changes nothing. Responses that name a model or vendor are listed as a warning.
+
+    \b
+    Example:
+      annotate import evals pairs.jsonl
+      annotate import evals pairs.csv --map prompt=question --map A=answer_1 --map B=answer_2
+      annotate import evals alpaca.json --map id=idx --map prompt=instruction,input \\
+          --map A=response1 --map B=response2 --map model_A=model1 --map model_B=model2
+      annotate import evals battles.json --format arena
+    """
+    from annotate.formats import import_items
+    from annotate.session import load_session, open_store
+
+    spec = load_session(session)
+    with open_store(spec) as store:
+        report = import_items(store, spec.schema, file, format=fmt, field_map=field_map)
+    click.echo(f"{report.summary()} from {file.name}")
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+
+@main.group()
+def labels() -> None:
+    """Ratings made elsewhere (experts' spreadsheets, crowd votes, LLM judges) as external labels.
+
+    \b
+    Example:
+      annotate labels import evals ratings.csv --cohort expert
+    """
+
+
+@labels.command("import")
+@session_argument
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--cohort", type=click.Choice(["expert", "crowd", "llm"]), default=None,
+              help="Who made the ratings; every rater in the file joins this cohort. Required unless --as-suggestions.")
+@click.option("--layout", type=click.Choice(["long", "wide"]), default="long", show_default=True,
+              help="long: one row per vote (item, rater, label); wide: one row per item, one column per rater.")
+@click.option("--raters", default=None, metavar="COL1,COL2,...",
+              help="Wide layout: the rater columns (default: every column but the item column).")
+@click.option("--map", "field_map", multiple=True, metavar="TARGET=COL",
+              help="Column names when they differ: item=COL, rater=COL, label=COL (wide: item only). Repeatable.")
+@click.option("--label-map", multiple=True, metavar="CODE=LABEL,...",
+              help="Foreign codes to labels, e.g. 0=tie,1=A,2=B (pairwise: A, B, tie, both_bad; single: grades).")
+@click.option("--source", default=None, help="Name the votes are filed under. Default: the file name.")
+@click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "json", "jsonl"]), default=None,
+              help="The file's format when its extension does not say.")
+@click.option("--as-suggestions", is_flag=True,
+              help="An LLM judge's precomputed labels: store them as suggestions to show annotators (the rater"
+                   " is the model), not as votes. See docs/suggestions.md.")
+@domain_errors
+def labels_import(
+    session: str, file: Path, cohort: str | None, layout: str, raters: str | None, field_map: tuple[str, ...],
+    label_map: tuple[str, ...], source: str | None, fmt: str | None, as_suggestions: bool = False,
+) -> None:
+    """Import ratings made elsewhere into a session as external labels of a cohort.
+
+    The items must already be in the session. Empty cells are missing votes. A label must be
+    valid for the session after --label-map (pairwise: A, B, tie, both_bad; single: a grade).
+    All or nothing; importing the same file again changes nothing.
+
+    \b
+    Example:
+      annotate labels import evals votes.csv --cohort crowd
+      annotate labels import evals votes.csv --cohort expert --map item=pair_id --map rater=who \\
+          --map label=choice --label-map 0=tie,1=A,2=B
+      annotate labels import evals sheet.csv --cohort expert --layout wide --raters ann1,ann2,ann3
+    """
+    from annotate.formats import import_labels
+    from annotate.session import load_session, open_store
+
+    spec = load_session(session)
+    rater_columns = [r.strip() for r in raters.split(",") if r.strip()] if raters else None
+    if as_suggestions:
+        from annotate.suggest.imported import import_suggestions
+
+        with open_store(spec) as store:
+            imported = import_suggestions(
+                store, spec.schema, file, layout=layout, raters=rater_columns, field_map=field_map,
+                label_map=label_map, source=source, format=fmt,
+            )
+        click.echo(f"{imported.summary()} in {file.name}")
+        for warning in imported.warnings:
+            click.echo(f"warning: {warning}", err=True)
+        return
+    if cohort is None:
+        raise click.UsageError("--cohort is required (expert, crowd or llm), unless --as-suggestions")
+    with open_store(spec) as store:
+        report = import_labels(
+            store, spec.schema, file, cohort=cohort, layout=layout, raters=rater_columns, field_map=field_map,
+            label_map=label_map, source=source, format=fmt,
+        )
+    click.echo(f"{report.summary()} from {file.name}")
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+
+@main.command()
+@session_argument
+@click.option("--what", type=click.Choice(["items", "judgments", "labels"]), default="judgments",
+              show_default=True, help="items (with model names: for leads), judgments, or imported labels.")
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "parquet"]), default="csv", show_default=True,
+              help="parquet needs pyarrow (pip install 'annotate[parquet]') and -o.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to this file (replaced whole). Default: standard output.")
+@click.option("--include-superseded", is_flag=True, help="Also judgments later replaced by a new answer.")
+@click.option("--include-planted", is_flag=True, help="Also judgments made under planted (wrong) suggestions.")
+@domain_errors
+def export(
+    session: str, what: str, fmt: str, output: Path | None, include_superseded: bool, include_planted: bool,
+) -> None:
+    """Export a session's items, judgments or imported labels as CSV, JSON Lines or Parquet.
+
+    Judgments: one row per current judgment, label in slot space (A/B) and label_side as seen on
+    screen (left/right), with timings, confidence, guideline version, condition. Items as JSON
+    Lines are in the native import format. Columns: docs/formats.md.
+
+    \b
+    Example:
+      annotate export evals > judgments.csv
+      annotate export evals --what items --format jsonl -o items.jsonl
+      annotate export evals --what labels --format parquet -o labels.parquet
+    """
+    import sys
+
+    from annotate.formats import export as write_export
+    from annotate.session import load_session, open_store
+
+    spec = load_session(session)
+    try:
+        with open_store(spec) as store:
+            count = write_export(
+                store, what, fmt, output=output, stream=sys.stdout,
+                include_superseded=include_superseded, include_planted=include_planted,
+            )
+    except BrokenPipeError:  # the reader stopped early (`| head`): not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return
+    if output is not None:
+        click.echo(f"wrote {count} {what} rows to {output}", err=True)
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--layout", type=click.Choice(["long", "wide"]), default="long", show_default=True,
+              help="long: columns unit, rater, label (one row per rating). wide: one row per unit, its id in the "
+                   "first column, one column per rater.")
+@click.option("--raters-as-rows", is_flag=True,
+              help="Wide files with one row per rater (names in the first column) and one column per unit, as in "
+                   "Krippendorff's papers.")
+@click.option("--level", type=click.Choice(["nominal", "ordinal", "interval", "ratio"]), default="nominal",
+              show_default=True, help="Level of measurement for alpha; ordinal and above also weight Cohen's kappa.")
+@click.option("--order", default=None, metavar="L1,L2,...",
+              help="Order of text labels at --level ordinal, lowest first (e.g. low,mid,high).")
+@click.option("--bootstrap", "n_boot", type=click.IntRange(0, 100_000), default=1000, show_default=True,
+              metavar="B", help="Bootstrap resamples of units for the 95 % intervals (0: no intervals).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (keys in docs/report.md).")
+@domain_errors
+def agreement(file: Path, layout: str, raters_as_rows: bool, level: str, order: str | None, n_boot: int,
+              seed: int, as_json: bool) -> None:
+    """Agreement between raters in a ratings file (CSV, TSV, JSONL or JSON); no session needed.
+
+    Shows Krippendorff's alpha (with its reliability reading), Fleiss' kappa, Gwet's AC1, percent
+    agreement and Cohen's kappa for every pair of raters, each with a 95 % bootstrap interval over
+    units and its n. Empty cells (or NA, ., *) are missing ratings.
+
+    \b
+    Example:
+      annotate agreement labels.csv                       # unit,rater,label rows
+      annotate agreement sheet.csv --layout wide          # unit,alice,bob,carol
+      annotate agreement kripp.csv --layout wide --raters-as-rows --level interval
+      annotate agreement grades.csv --level ordinal --order low,mid,high --json
+    """
+    from annotate.analysis.ratings_io import agreement_from_file
+    from annotate.report.build import file_agreement_report
+
+    labels = None if order is None else [o for o in order.split(",") if o.strip()]
+    if labels is not None and level not in ("nominal", "ordinal"):
+        raise click.UsageError(f"--order applies to --level nominal or ordinal, not {level}")
+    result = agreement_from_file(file, layout, level, raters_as_rows, labels, n_boot=n_boot, seed=seed)
+    report = file_agreement_report(file, result, n_boot, seed)
+    _print_report(report, "json" if as_json else "text")
+
+
+def _print_report(report: Any, fmt: str) -> None:
+    """Print a report: Rich tables on the terminal for text, the rendered string otherwise."""
+    if fmt == "text":
+        from annotate.report.render_text import render_to_console
+
+        render_to_console(report)
+        return
+    from annotate.report.render import render
+
+    click.echo(render(report, fmt), nl=False)
+
+
+@main.command()
+@session_argument
+@click.option("--endpoint", metavar="URL", help="An OpenAI-compatible server: its base URL (http://127.0.0.1:8000/v1)"
+              " or the full .../chat/completions URL. vLLM, llama.cpp's server, Ollama, hosted APIs.")
+@click.option("--model", metavar="NAME", help="The served model's name (the request's `model` field); also names"
+              " the suggestions.")
+@click.option("--api-key-env", metavar="VAR", default=None,
+              help="Environment variable holding the API key (sent as a Bearer token, never stored or printed)."
+                   " Omit for local servers that need none.")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=4, show_default=True,
+              help="Requests in flight at once.")
+@click.option("--prompt", "prompt_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Your own judge prompt (start from --print-prompt). Default: the shipped one.")
+@click.option("--timeout", type=click.FloatRange(0.1, 3600), default=120.0, show_default=True,
+              help="Seconds to wait for one reply before retrying.")
+@click.option("--max-retries", type=click.IntRange(0, 20), default=5, show_default=True,
+              help="Retries per request after timeouts, connection errors, 5xx and 429 (with backoff).")
+@click.option("--limit", type=click.IntRange(1), default=None, help="Ask about at most this many items now.")
+@click.option("--print-prompt", is_flag=True, help="Print the judge prompt this session would use, and stop.")
+@domain_errors
+def suggest(
+    session: str, endpoint: str | None, model: str | None, api_key_env: str | None, concurrency: int,
+    prompt_file: Path | None, timeout: float, max_retries: int, limit: int | None, print_prompt: bool,
+) -> None:
+    """Ask an LLM judge for a verdict on each item, to show annotators as suggestions.
+
+    Each pairwise item is asked twice, with the answers in both orders; the verdicts are mapped
+    back to slots and both are stored (position consistency). Replies are kept verbatim; a reply
+    without a readable verdict is recorded as a failure, never as a label. Items that already
+    have a suggestion from this model and prompt are skipped, so running the command again
+    resumes. Suggestions are only shown under an experiment (spec section [experiment];
+    docs/suggestions.md).
+
+    \b
+    Example:
+      annotate suggest evals --endpoint http://127.0.0.1:8000/v1 --model qwen2.5-0.5b-instruct
+      OPENAI_API_KEY=... annotate suggest evals --endpoint https://api.openai.com/v1 \\
+          --model gpt-4o-mini --api-key-env OPENAI_API_KEY --concurrency 8
+      annotate suggest evals --print-prompt > my-judge.txt   # edit, then --prompt my-judge.txt
+    """
+    from annotate.safe_text import sanitize
+    from annotate.session import load_session, open_store
+    from annotate.suggest.client import ClientConfig, SuggestError
+    from annotate.suggest.prompts import load_prompt
+    from annotate.suggest.run import suggest_session
+
+    spec = load_session(session)
+    if print_prompt:
+        path = prompt_file
+        if path is None:
+            from annotate.suggest.prompts import shipped_prompt_text
+
+            click.echo(shipped_prompt_text(spec.kind), nl=False)
+            return
+        click.echo(path.read_text(encoding="utf-8"), nl=False)
+        return
+    if not endpoint or not model:
+        raise click.UsageError("--endpoint and --model are required (or --print-prompt)")
+    prompt = load_prompt(spec.kind, prompt_file, spec.schema.scale)
+    config = ClientConfig(endpoint=endpoint, model=model, api_key_env=api_key_env, timeout=timeout,
+                          max_retries=max_retries)
+    import sys
+
+    bar: Any = None
+    err = sys.stderr
+
+    def on_start(n: int) -> None:
+        nonlocal bar
+        bar = click.progressbar(length=n, label=f"asking about {n} items", file=err, show_pos=True)
+        bar.__enter__()
+
+    try:
+        with open_store(spec) as store:
+            summary = suggest_session(
+                store, prompt, config, scale=spec.schema.scale, concurrency=concurrency, limit=limit,
+                on_start=on_start, progress=lambda _outcome: bar.update(1),
+            )
+    except SuggestError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    asked = summary.stored + summary.failed
+    click.echo(
+        f"asked about {asked} items: {summary.stored} suggestions, {summary.failed} without a verdict;"
+        f" {summary.skipped} already done (of {summary.total})"
+    )
+    if spec.kind == "pairwise" and summary.stored:
+        both = summary.consistent + summary.inconsistent
+        click.echo(f"position consistency: {summary.consistent} of {both} items got the same verdict in both orders")
+    click.echo(f"prompt {summary.prompt_hash[:12]} ({prompt.source})")
+    for line in summary.errors:
+        click.echo(f"  no verdict: {sanitize(line)[:200]}", err=True)
+    if summary.aborted:
+        raise click.ClickException(summary.aborted)
+
+
+@main.command()
+@session_argument
+@click.option("--format", "fmt", type=click.Choice(["text", "md", "html", "json"]), default="text",
+              show_default=True, help="text: tables on the terminal; md: Markdown; html: one self-contained file "
+                                      "with charts; json: every figure under stable keys (docs/report.md).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
+              help="Write to FILE instead of printing (text becomes plain text).")
+@click.option("--bootstrap", "n_boot", type=click.IntRange(0, 100_000), default=1000, show_default=True,
+              metavar="B", help="Bootstrap resamples for the 95 % intervals (0: no intervals).")
+@click.option("--seed", type=int, default=None, help="Seed of the bootstrap. Default: the session's seed.")
+@click.option("--include-planted", is_flag=True,
+              help="Also count judgments made under planted (deliberately wrong) suggestions.")
+@domain_errors
+def report(session: str, fmt: str, output: Path | None, n_boot: int, seed: int | None,
+           include_planted: bool) -> None:
+    """A lead's report on a session: agreement, MT-Bench pairwise agreement, biases, quality, ranking.
+
+    Agreement per cohort, per annotator against the rest, per category (and per rubric criterion);
+    crowd-expert, human-LLM and majority agreement; position and length bias; gold accuracy, repeat
+    consistency and time per item; a Bradley-Terry ranking of the models per cohort. Every figure
+    carries its n and, where one exists, a 95 % interval.
+
+    \b
+    Example:
+      annotate report chat-evals
+      annotate report chat-evals --format html -o report.html
+      annotate report chat-evals --format json --bootstrap 2000 > report.json
+    """
+    from annotate.report.build import build_report
+    from annotate.session import load_session, open_store
+
+    spec = load_session(session)
+    with open_store(spec) as store:
+        built = build_report(spec, store, n_boot=n_boot, seed=seed, include_planted=include_planted)
+    if output is None:
+        _print_report(built, fmt)
+        return
+    from annotate.report.render import render
+
+    output.write_text(render(built, fmt), encoding="utf-8")
+    click.echo(f"wrote {_rel(output)} ({fmt})", err=True)
+
+
+@main.command()
+@session_argument
+@click.option("--dry-run", is_flag=True, help="Show what the design would be; write nothing.")
+@domain_errors
+def experiment(session: str, dry_run: bool) -> None:
+    """Set up the suggestion experiment of the spec's [experiment] section over the planned queues.
+
+    Gives each assignment its display mode (none, upfront, after, on_request: between annotators
+    or within each queue, balanced over items and queue position), links it to its item's
+    suggestion, plants wrong suggestions on a share of gold items, and stores the design's hash.
+    Seeded by the session seed. Assignments already shown keep theirs, so it is safe to run
+    again after `annotate plan` adds work or `annotate suggest` adds suggestions.
+    Rules: docs/suggestions.md.
+
+    \b
+    Example (spec):
+      [experiment]
+      modes = ["none", "upfront"]   # none | upfront | after | on_request
+      assign = "between"            # or "within"
+      planted_rate = 0.2            # share of gold items given a wrong suggestion
+    \b
+      annotate suggest evals --endpoint http://127.0.0.1:8000/v1 --model judge
+      annotate plan evals ...
+      annotate experiment evals
+    """
+    from annotate.experiment import apply_experiment, experiment_summary
+    from annotate.session import load_session, open_store
+
+    spec = load_session(session)
+    with open_store(spec) as store:
+        applied = apply_experiment(store, spec, dry_run=dry_run)
+    for line in experiment_summary(applied, spec):
+        click.echo(line, err=line.startswith("note:"))
+
+
+@main.command()
+@session_argument
+@click.option("--annotator", required=True, help="Whose debrief to show.")
+@domain_errors
+def debrief(session: str, annotator: str) -> None:
+    """Show an annotator the debrief of a suggestion experiment: that some suggestions were planted
+    wrong on purpose, and how often they went along with wrong ones. Model names are never shown.
+
+    \b
+    Example:
+      annotate debrief evals --annotator alice
+    """
+    from annotate.safe_text import sanitize
+    from annotate.session import load_session, open_store
+    from annotate.store.suggestion_frames import anchoring_frame
+    from annotate.suggest.debrief import debrief as make_debrief
+
+    spec = load_session(session)
+    with open_store(spec) as store:
+        if store.annotator(annotator) is None:
+            raise click.ClickException(f"no annotator {sanitize(annotator)!r} in this session")
+        frame = anchoring_frame(store)
+    click.echo(sanitize(make_debrief(frame, annotator).text()))
+
+
+_rate_type = click.FloatRange(0.0, 1.0, max_open=True)
+"""A share of a queue: from 0 to below 1 (plan --gold-rate, --attention-rate, --repeat-rate)."""
+
+
+@main.command()
+@session_argument
+@click.option("--annotators", default=None, metavar="NAME,NAME,...",
+              help="Who annotates. Default: the spec's [plan] annotators.")
+@click.option("--overlap", type=click.IntRange(1), default=None, metavar="K",
+              help="Annotators per item (2 or more for agreement). Default: the spec's.")
+@click.option("--gold-rate", type=_rate_type, default=None, metavar="R",
+              help="Share of each queue given to gold items (items with a known answer). Default: the spec's.")
+@click.option("--attention-rate", type=_rate_type, default=None, metavar="R",
+              help="Share given to attention checks (metadata {\"attention\": true}). Default: the spec's.")
+@click.option("--repeat-rate", type=_rate_type, default=None, metavar="R",
+              help="Share given to repeats (an item seen before, sides swapped). Default: the spec's.")
+@click.option("--seed", type=int, default=None, help="Seed of the plan. Default: the last plan's, else the session's.")
+@click.option("--dry-run", is_flag=True, help="Show the plan; write nothing.")
+@click.option("--no-spec", is_flag=True, help="Leave the spec file as it is (the plan is stored in the session file).")
+@click.option("--verify", is_flag=True,
+              help="Check the stored plan hash against the stored inputs and assignments; change nothing.")
+@domain_errors
+def plan(session: str, annotators: str | None, overlap: int | None, gold_rate: float | None,
+         attention_rate: float | None, repeat_rate: float | None, seed: int | None, dry_run: bool,
+         no_spec: bool, verify: bool) -> None:
+    """Decide who sees which item, in which order, on which side; store it with its hash.
+
+    Every item goes to K annotators with balanced loads; sides are counterbalanced per item and
+    per annotator; gold items, attention checks and repeats are mixed in at the given rates. The
+    same inputs always give the same plan. Running it again after adding items or annotators
+    extends the plan: nothing already assigned moves. The [plan] table of the spec is updated to
+    the options used (unless --no-spec). Rules: docs/team.md.
+
+    \b
+    Example:
+      annotate plan evals --annotators alice,bob,carol --overlap 2 --gold-rate 0.1
+      annotate plan evals                   # again after importing more items: extends the plan
+      annotate plan evals --verify
+    """
+    from annotate.plan import (
+        apply_plan,
+        plan_summary,
+        plan_table_values,
+        resolve_plan_options,
+        verify_plan,
+        write_plan_to_spec,
+    )
+    from annotate.session import load_session, open_store
+
+    spec = load_session(session)
+    with open_store(spec) as store:
+        if verify:
+            verified = verify_plan(store)
+            if verified is None:
+                raise click.ClickException("the session has no plan yet")
+            if not verified:
+                raise click.ClickException(
+                    f"plan {store.get_meta('plan_hash')} does NOT match the assignments in {_rel(spec.db)}"
+                )
+            click.echo(f"plan {store.get_meta('plan_hash')} verified: it matches its inputs and assignments")
+            return
+        names = None if annotators is None else [n.strip() for n in annotators.split(",") if n.strip()]
+        names, k, rates, chosen_seed = resolve_plan_options(
+            store, spec, names, overlap, gold_rate, attention_rate, repeat_rate, seed
+        )
+        applied = apply_plan(store, spec, names, k, rates, chosen_seed, dry_run=dry_run)
+        designed = None
+        if not dry_run and spec.experiment.modes != ("none",):  # the spec's [experiment], over the new plan
+            from annotate.experiment import apply_experiment
+
+            designed = apply_experiment(store, spec)
+    for line in plan_summary(applied):
+        click.echo(line, err=line.startswith("note:"))
+    if designed is not None:
+        from annotate.experiment import experiment_summary
+
+        for line in experiment_summary(designed, spec):
+            click.echo(line, err=line.startswith("note:"))
+    if not dry_run and not no_spec:
+        write_plan_to_spec(spec.path, plan_table_values(names, k, rates))
+        click.echo(f"spec: [plan] in {_rel(spec.path)} now says what was planned")
+
+
 def _rel(path: Path) -> str:
     try:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
+
+
+# -- the annotation app (annotate/tui) ----------------------------------------------------------
+
+
+def _annotator_name(name: str) -> str:
+    import re
+
+    if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$", name):
+        raise click.BadParameter(
+            f"{name!r}: letters, digits, '.', '_', '@' or '-' (at most 64), starting with a letter or digit",
+            param_hint="--annotator",
+        )
+    return name
+
+
+@main.command()
+@session_argument
+@click.option("--annotator", required=True, envvar="ANNOTATE_ANNOTATOR", metavar="NAME",
+              help="Who is annotating (also from $ANNOTATE_ANNOTATOR). Each name has its own queue.")
+@domain_errors
+def start(session: str, annotator: str) -> None:
+    """Open the annotation screen on ANNOTATOR's queue in SESSION.
+
+    Starting again resumes at the first item without an answer. Press ? in the app for every key.
+
+    \b
+    Example:
+      annotate start chat-evals --annotator alice
+    """
+    from annotate.session import load_session
+    from annotate.tui import run_app
+
+    run_app(load_session(session), _annotator_name(annotator))
+
+
+@main.command()
+@click.option("--annotator", default=None, metavar="NAME",
+              help="Who is annotating. Default: your login name, or 'demo'.")
+@click.option("--fresh", is_flag=True, help="Start the demo over, forgetting earlier demo answers.")
+@click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
+              envvar="ANNOTATE_DEMO_DIR",
+              help="Where the demo session lives (also $ANNOTATE_DEMO_DIR). Default: ~/.cache/annotate/demo.")
+@domain_errors
+def demo(annotator: str | None, fresh: bool, folder: Path | None) -> None:
+    """Try the annotation screen on a demo session of pairwise chat items.
+
+    The demo lives in a cache folder, not in ./sessions; running it again resumes where you
+    stopped. Keys: 1 Left better, 2 Right better, 3 Tie, 4 Both bad, Enter to submit, ? for help.
+
+    \b
+    Example:
+      annotate demo
+      annotate demo --fresh
+    """
+    import getpass
+
+    from annotate.demo import prepare_demo
+    from annotate.tui import run_app
+
+    if annotator is None:
+        try:
+            annotator = getpass.getuser()
+        except (KeyError, OSError):
+            annotator = "demo"
+        if not annotator or not annotator[0].isalnum():
+            annotator = "demo"
+    spec = prepare_demo(folder, fresh=fresh)
+    run_app(spec, _annotator_name(annotator))

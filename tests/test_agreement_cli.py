@@ -204,3 +204,18 @@ def test_help_alone_explains_the_layouts() -> None:
     assert code == 0
     for needle in ("--layout", "wide", "--raters-as-rows", "--level", "--bootstrap", "--json", "Example", "alpha"):
         assert needle in out
+
+
+def test_hostile_rater_names_are_shown_inert(tmp_path: Path) -> None:
+    path = tmp_path / "evil.jsonl"
+    evil = ["bob\x1b]52;c;aGk=\x07", "[bold]x[/bold]\u202e", "漢字 👩‍🔬"]
+    rows = [{"unit": f"u{u}", "rater": r, "label": (u + k) % 3 if u % 4 else 1}
+            for u in range(8) for k, r in enumerate(evil)]
+    path.write_text("\n".join(json.dumps(row) for row in rows))
+    code, out = run(str(path))
+    assert code == 0, out
+    assert "\x1b" not in out and "\u202e" not in out
+    assert "bob␛]52;c;aGk=␇" in out and "[bold]x[/bold]" in out and "漢字" in out
+    data = run_json(str(path), "--bootstrap", "0")
+    assert {frozenset(p["raters"]) for p in data["cohen_kappa"]} == {frozenset(pair) for pair in
+                                                                     [evil[:2], evil[1:], evil[::2]]}

@@ -121,6 +121,8 @@ def _prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tu
             mask = votes["judgment_id"].isin(list(planted))
             excluded["planted"] = int(mask.sum())
             votes = votes.loc[~mask]
+    if spec.kind == "rubric":  # rubric judgments carry scores (scores_frame), not a label
+        votes = votes.assign(label=votes["label"].fillna("(scores)"))
     votes = votes.loc[votes["label"].notna()].copy()
     votes["purpose"] = votes["purpose"].fillna("main")
     votes["cohort"] = votes["cohort"].fillna("expert").astype(str)
@@ -195,6 +197,12 @@ def build_report(
         section, payload = builder(ctx, store)
         sections.append(section)
         data[section.key] = payload
+    from annotate.report.suggestions import suggestions_section
+
+    suggested = suggestions_section(spec, store, n_boot=n_boot, seed=seed, max_rows=max_rows)
+    if suggested is not None:  # only for sessions with a suggestion experiment
+        sections.append(suggested[0])
+        data[suggested[0].key] = suggested[1]
     document = {
         "report_version": REPORT_VERSION,
         "session": {

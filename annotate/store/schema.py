@@ -87,9 +87,35 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
     db["external_labels"].create_index(["source", "rater", "item_id"], unique=True)
 
 
+def _v2_suggestion_failures(db: sqlite_utils.Database) -> None:
+    """LLM replies that gave no verdict (kept with the raw reply, never as a label), and an index
+    for looking suggestions up by item and source."""
+    db["suggestion_failures"].create(
+        {
+            "id": int, "item_id": str, "source_model": str, "prompt_hash": str, "error": str,
+            "raw": str, "created": str,
+        },
+        pk="id", foreign_keys=[("item_id", "items", "id")],
+        not_null={"item_id", "source_model", "error", "created"},
+    )
+    db["suggestion_failures"].create_index(["item_id"])
+    db["suggestions"].create_index(["item_id", "source_model", "prompt_hash"])
+
+
+def _v3_merges(db: sqlite_utils.Database) -> None:
+    """A log of `annotate merge`: which file was merged when, and what it brought."""
+    db["merges"].create(
+        {
+            "id": int, "source": str, "sha256": str, "merged_at": str, "items": int, "annotators": int,
+            "assignments": int, "judgments": int, "events": int, "conflicts": int, "details": str,
+        },
+        pk="id", not_null={"source", "sha256", "merged_at"},
+    )
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
-MIGRATIONS: tuple[Migration, ...] = (_v1_initial,)
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_suggestion_failures, _v3_merges)
 """MIGRATIONS[i] takes the schema from version i to version i + 1."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -78,6 +78,20 @@ class Progress:
     """Position of the first assignment with no current judgment, or None when all are done."""
 
 
+@dataclass(frozen=True)
+class SuggestionFailure:
+    """An LLM reply that gave no usable verdict for an item (`annotate suggest`)."""
+
+    item_id: str
+    source_model: str
+    prompt_hash: str
+    error: str
+    """Why: no verdict found, HTTP status, timeout after retries..."""
+    raw: str = ""
+    """The reply (or replies, as JSON) verbatim; untrusted text."""
+    created: str = ""
+
+
 class Store:
     """One session file. Open with `Store.open(path)`; use as a context manager to close."""
 
@@ -165,6 +179,26 @@ class Store:
             if new_rows:
                 db["items"].insert_all(new_rows, batch_size=500)
         return AddResult(added=len(new_rows), unchanged=len(items) - len(new_rows))
+
+    def conflicting_item_ids(self, items: Sequence[Item]) -> list[str]:
+        """Ids of `items` already stored with different content (what add_items would refuse),
+        in input order; lets an importer name the offending line before it writes anything."""
+        stored = self._hashes([item.id for item in items])
+        return [
+            item.id for item in items
+            if item.id in stored and stored[item.id] != content_hash(item)
+        ]
+
+    def add_items_and_labels(
+        self, items: Sequence[Item], labels: Sequence[ExternalLabel], source: str = ""
+    ) -> tuple[AddResult, AddResult]:
+        """add_items then add_external_labels in ONE transaction: an import that brings items
+        and their votes (Arena, MT-Bench) lands whole or not at all. The inner calls' own
+        transactions (and ensure_annotator's) nest as savepoints of this one."""
+        with self.transaction():
+            added_items = self.add_items(items, source)
+            added_labels = self.add_external_labels(labels)
+        return added_items, added_labels
 
     def _hashes(self, ids: Sequence[str]) -> dict[str, str]:
         found: dict[str, str] = {}
@@ -268,6 +302,70 @@ class Store:
         if row is None:
             raise KeyError(f"no assignment {assignment_id}")
         return self._assignment(row)
+
+    _UNTOUCHED = (
+        "NOT EXISTS (SELECT 1 FROM judgments j WHERE j.assignment_id = a.id)"
+        " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.assignment_id = a.id)"
+    )
+
+    def untouched_assignments(self, purposes: Sequence[str] = ("main",)) -> list[Assignment]:
+        """Assignments with these purposes that have no judgment and no event (never shown)."""
+        marks = ",".join("?" * len(purposes))
+        rows = self.db.execute(
+            self._ASSIGNMENT_SQL + f" WHERE a.purpose IN ({marks}) AND {self._UNTOUCHED}"
+            " ORDER BY n.id, a.position", list(purposes),
+        )
+        return [self._assignment(r) for r in rows.fetchall()]
+
+    def delete_assignments(self, ids: Sequence[int]) -> int:
+        """Delete assignments that were never touched, atomically. Refused (nothing deleted) when
+        one is unknown or has a judgment or an event."""
+        with self.transaction() as db:
+            for assignment_id in ids:
+                cursor = db.execute(
+                    f"DELETE FROM assignments AS a WHERE a.id = ? AND {self._UNTOUCHED}", [assignment_id]
+                )
+                if cursor.rowcount != 1:
+                    raise StoreError(f"assignment {assignment_id} is unknown or has judgments or events; kept")
+        return len(ids)
+
+    def current_votes(self, purposes: Sequence[str] | None = None) -> list[tuple[Assignment, Judgment]]:
+        """Every assignment with a current judgment that is not a skip, with that judgment, in
+        submit order; only assignments with one of `purposes` when given."""
+        sql = (
+            self._ASSIGNMENT_SQL.replace("SELECT ", "SELECT j.id AS judgment_id, ", 1)
+            + " JOIN judgments j ON j.assignment_id = a.id"
+            " WHERE j.superseded_by IS NULL AND j.skip_reason IS NULL"
+        )
+        params: list[Any] = []
+        if purposes is not None:
+            sql += f" AND a.purpose IN ({','.join('?' * len(purposes))})"
+            params += list(purposes)
+        rows = self.db.execute(sql + " ORDER BY j.id", params).fetchall()
+        judgments = {j.id: j for j in self._judgments_by_id([r[0] for r in rows])}
+        return [(self._assignment(r[1:]), judgments[r[0]]) for r in rows]
+
+    def _judgments_by_id(self, ids: Sequence[int]) -> list[Judgment]:
+        found: list[Judgment] = []
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.query(f"SELECT * FROM judgments WHERE id IN ({marks})", chunk)
+            found += [_judgment_from_row(r) for r in rows]
+        return found
+
+    def disagreements(self, purposes: Sequence[str] = ("main", "gold")) -> list[str]:
+        """Items whose current labels (skips left out) differ between annotators, counting only
+        assignments with these purposes; in item order."""
+        marks = ",".join("?" * len(purposes))
+        rows = self.db.execute(
+            "SELECT a.item_id FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
+            " JOIN items i ON i.id = a.item_id"
+            " WHERE j.superseded_by IS NULL AND j.skip_reason IS NULL AND j.label IS NOT NULL"
+            f" AND a.purpose IN ({marks}) GROUP BY a.item_id HAVING count(DISTINCT j.label) > 1"
+            " ORDER BY min(i.rowid)", list(purposes),
+        ).fetchall()
+        return [r[0] for r in rows]
 
     # -- judgments and events --------------------------------------------------------------
 
@@ -427,6 +525,94 @@ class Store:
                        id=r[0])
             for r in self.db.execute(sql + " ORDER BY id", params).fetchall()
         ]
+
+    def judgment_export_rows(
+        self, include_superseded: bool = False, include_planted: bool = False
+    ) -> list[dict[str, Any]]:
+        """Judgments joined with who made them and how the item was shown, for `annotate export`.
+
+        One dict per judgment in submit order, keys: uid, annotator, cohort, item, label (slot
+        space), swapped (0/1), initial_label, scores and timings (JSON text), rationale,
+        confidence, skip_reason, guideline_id, guideline_version, shown_at, first_input_ms,
+        submit_ms, active_ms, submitted_at, app_version, condition, purpose, position, planted
+        (0/1: made under a planted suggestion), superseded (0/1). Current judgments only unless
+        include_superseded; judgments under planted suggestions are left out unless
+        include_planted (DESIGN.md section 6).
+        """
+        where = []
+        if not include_superseded:
+            where.append("j.superseded_by IS NULL")
+        if not include_planted:
+            where.append("COALESCE(s.planted, 0) = 0")
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        sql = (
+            "SELECT j.uid, n.name AS annotator, n.cohort, a.item_id AS item, j.label, a.swapped,"
+            " j.initial_label, j.scores, j.rationale, j.confidence, j.skip_reason, j.guideline_id,"
+            " j.guideline_version, j.shown_at, j.first_input_ms, j.submit_ms, j.active_ms, j.timings,"
+            " j.submitted_at, j.app_version, a.condition, a.purpose, a.position,"
+            " COALESCE(s.planted, 0) AS planted, j.superseded_by IS NOT NULL AS superseded"
+            " FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
+            " JOIN annotators n ON n.id = a.annotator_id"
+            f" LEFT JOIN suggestions s ON s.id = a.suggestion_id {clause} ORDER BY j.id"
+        )
+        return list(self.db.query(sql))
+
+    def suggestion(self, suggestion_id: int) -> Suggestion:
+        """One suggestion by id; KeyError when there is none."""
+        for s in self._suggestions_where("id = ?", [suggestion_id]):
+            return s
+        raise KeyError(f"no suggestion {suggestion_id}")
+
+    def _suggestions_where(self, clause: str, params: Sequence[Any]) -> list[Suggestion]:
+        sql = ("SELECT id, item_id, source_model, label, rationale, swapped_label, planted,"
+               f" prompt_hash, raw FROM suggestions WHERE {clause} ORDER BY id")
+        return [
+            Suggestion(r[1], r[2], r[3], r[4] or "", r[5], bool(r[6]), r[7] or "", r[8] or "", id=r[0])
+            for r in self.db.execute(sql, list(params)).fetchall()
+        ]
+
+    def add_suggestion_failure(self, failure: SuggestionFailure) -> None:
+        """Record an LLM reply that gave no verdict (the raw reply kept for audit, never a label)."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO suggestion_failures (item_id, source_model, prompt_hash, error, raw, created)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [failure.item_id, failure.source_model, failure.prompt_hash, failure.error, failure.raw,
+                 utc_now()],
+            )
+
+    def suggestion_failures(self, item_id: str | None = None) -> list[SuggestionFailure]:
+        """Recorded failures in the order they happened, for one item or all."""
+        sql = "SELECT item_id, source_model, prompt_hash, error, raw, created FROM suggestion_failures"
+        params: list[Any] = []
+        if item_id is not None:
+            sql += " WHERE item_id = ?"
+            params.append(item_id)
+        return [SuggestionFailure(*r) for r in self.db.execute(sql + " ORDER BY id", params).fetchall()]
+
+    def set_assignment_design(self, updates: Sequence[tuple[int, str, int | None]]) -> int:
+        """Set (assignment id, condition, suggestion id or None) for many assignments in one
+        transaction; returns how many rows changed. Refused (nothing written) when an id is unknown."""
+        changed = 0
+        with self.transaction() as db:
+            for assignment_id, condition, suggestion_id in updates:
+                cursor = db.execute(
+                    "UPDATE assignments SET condition = ?, suggestion_id = ? WHERE id = ?",
+                    [condition, suggestion_id, assignment_id],
+                )
+                if cursor.rowcount != 1:
+                    raise StoreError(f"no assignment {assignment_id}")
+                changed += 1
+        return changed
+
+    def delete_unused_planted_suggestions(self) -> int:
+        """Delete planted suggestions no assignment points to (left over when a design is redrawn)."""
+        with self.transaction() as db:
+            cursor = db.execute(
+                "DELETE FROM suggestions WHERE planted = 1 AND id NOT IN"
+                " (SELECT suggestion_id FROM assignments WHERE suggestion_id IS NOT NULL)"
+            )
+        return int(cursor.rowcount or 0)
 
     # -- frames for analysis and export (pandas imported lazily) ---------------------------
 

@@ -1,0 +1,205 @@
+"""Exporting a session's items, judgments or imported labels as CSV, JSON Lines or Parquet.
+
+- items: one row per item. CSV and Parquet: id, kind, category, gold, prompt, conversation
+  (JSON), A, model_A, history_A (JSON), B, model_B, history_B (JSON), metadata (JSON); the
+  column names are the import targets, so the CSV imports back as is. JSON Lines: the native
+  item format, so `export --what items --format jsonl` round-trips through `import`. Model names
+  are included: this export is for leads.
+- judgments: one row per current judgment (JUDGMENT_COLUMNS); `label` in slot space and
+  `label_side` as it was seen on screen (left / right / tie / both_bad, via the assignment's
+  swapped flag). Judgments made under planted suggestions are left out unless asked for.
+- labels: the external labels (LABEL_COLUMNS), in the long layout `labels import` reads.
+
+In CSV, missing values are empty cells, booleans are `true`/`false`, and nested values are JSON
+text; in JSON Lines they are null, true/false and nested JSON. Parquet needs pyarrow (the
+`parquet` extra) and an output file; nested values are JSON text there too.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from annotate.model import PAIRWISE_LABELS, Item, slot_to_side
+from annotate.store import Store
+
+WHATS = ("items", "judgments", "labels")
+EXPORT_FORMATS = ("csv", "jsonl", "parquet")
+ITEM_COLUMNS = (
+    "id", "kind", "category", "gold", "prompt", "conversation", "A", "model_A", "history_A", "B", "model_B",
+    "history_B", "metadata",
+)
+JUDGMENT_COLUMNS = (
+    "uid", "annotator", "cohort", "item", "label", "label_side", "swapped", "initial_label", "scores", "rationale",
+    "confidence", "skip_reason", "guideline_id", "guideline_version", "shown_at", "first_input_ms", "submit_ms",
+    "active_ms", "timings", "submitted_at", "condition", "purpose", "position", "planted", "superseded",
+    "app_version",
+)
+LABEL_COLUMNS = ("source", "rater", "cohort", "item", "label", "raw")
+_C1 = re.compile("[\x7f-\x9f]")
+
+
+class ExportError(ValueError):
+    """An export that cannot be written as asked (e.g. Parquet without pyarrow)."""
+
+
+def export_rows(
+    store: Store, what: str, *, native_items: bool = False, include_superseded: bool = False,
+    include_planted: bool = False,
+) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+    """(columns, rows) of one export; nested values are Python lists and dicts."""
+    if what == "items":
+        if native_items:
+            rows = [native_item(item) for item in store.items()]
+            return ("id", "prompt", "conversation", "responses", "category", "gold", "metadata"), rows
+        return ITEM_COLUMNS, [_flat_item(item) for item in store.items()]
+    if what == "judgments":
+        rows = store.judgment_export_rows(include_superseded, include_planted)
+        return JUDGMENT_COLUMNS, [_judgment(row) for row in rows]
+    if what == "labels":
+        return LABEL_COLUMNS, [
+            {"source": lab.source, "rater": lab.rater, "cohort": lab.cohort, "item": lab.item_id,
+             "label": lab.label, "raw": lab.raw}
+            for lab in store.external_labels()
+        ]
+    raise ExportError(f"--what {what!r}: expected one of {', '.join(WHATS)}")
+
+
+def export(
+    store: Store, what: str, fmt: str, *, output: Path | None = None, stream: TextIO | None = None,
+    include_superseded: bool = False, include_planted: bool = False,
+) -> int:
+    """Write one export to `output` (a file, replaced whole) or `stream`; returns the row count."""
+    if fmt not in EXPORT_FORMATS:
+        raise ExportError(f"--format {fmt!r}: expected one of {', '.join(EXPORT_FORMATS)}")
+    if fmt == "parquet" and output is None:
+        raise ExportError("--format parquet writes a binary file: give one with -o FILE")
+    if fmt == "parquet":
+        _require_pyarrow()
+    columns, rows = export_rows(
+        store, what, native_items=fmt == "jsonl", include_superseded=include_superseded,
+        include_planted=include_planted,
+    )
+    if output is None:
+        assert stream is not None
+        _write_text(stream, fmt, columns, rows)
+        return len(rows)
+    tmp = output.with_name(output.name + ".tmp")
+    try:
+        if fmt == "parquet":
+            _write_parquet(tmp, columns, rows)
+        else:
+            with tmp.open("w", encoding="utf-8", newline="") as handle:
+                _write_text(handle, fmt, columns, rows)
+        os.replace(tmp, output)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return len(rows)
+
+
+def native_item(item: Item) -> dict[str, Any]:
+    """An item in the native import format (only the keys that carry something)."""
+    row: dict[str, Any] = {"id": item.id}
+    if len(item.conversation) == 1 and item.conversation[0].role == "user":
+        row["prompt"] = item.conversation[0].content
+    else:
+        row["conversation"] = [{"role": m.role, "content": m.content} for m in item.conversation]
+    responses: dict[str, Any] = {}
+    for response in item.responses:
+        body: dict[str, Any] = {"text": response.text}
+        if response.model is not None:
+            body["model"] = response.model
+        if response.history:
+            body["history"] = [{"role": m.role, "content": m.content} for m in response.history]
+        responses[response.slot] = body
+    row["responses"] = responses
+    for key, value in (("category", item.category), ("gold", item.gold)):
+        if value is not None:
+            row[key] = value
+    if item.metadata:
+        row["metadata"] = dict(item.metadata)
+    return row
+
+
+def _flat_item(item: Item) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "id": item.id, "kind": item.kind, "category": item.category, "gold": item.gold, "prompt": item.prompt,
+        "conversation": [{"role": m.role, "content": m.content} for m in item.conversation],
+        "metadata": dict(item.metadata),
+    }
+    for slot in ("A", "B"):
+        try:
+            response = item.response(slot)
+        except KeyError:
+            row.update({slot: None, f"model_{slot}": None, f"history_{slot}": None})
+            continue
+        row.update({
+            slot: response.text, f"model_{slot}": response.model,
+            f"history_{slot}": [{"role": m.role, "content": m.content} for m in response.history],
+        })
+    return row
+
+
+def _judgment(row: dict[str, Any]) -> dict[str, Any]:
+    swapped = bool(row["swapped"])
+    label = row["label"]
+    out = dict(row)
+    out.update(
+        swapped=swapped, planted=bool(row["planted"]), superseded=bool(row["superseded"]),
+        label_side=slot_to_side(label, swapped) if label in PAIRWISE_LABELS else None,
+        scores=json.loads(row["scores"] or "{}"), timings=json.loads(row["timings"] or "{}"),
+    )
+    return {column: out.get(column) for column in JUDGMENT_COLUMNS}
+
+
+def _json_line(row: dict[str, Any]) -> str:
+    """Compact JSON with C1 controls escaped too, so the output is inert on a terminal."""
+    text = json.dumps(row, ensure_ascii=False)
+    return _C1.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def _write_text(stream: TextIO, fmt: str, columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> None:
+    if fmt == "jsonl":
+        for row in rows:
+            stream.write(_json_line(row) + "\n")
+        return
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([_cell(row.get(column)) for column in columns])
+
+
+def _require_pyarrow() -> None:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ExportError(
+            "--format parquet needs pyarrow: pip install 'annotate[parquet]' (or use --format csv / jsonl)"
+        ) from None
+
+
+def _write_parquet(path: Path, columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = {
+        column: [json.dumps(r[column], ensure_ascii=False) if isinstance(r.get(column), list | dict) else r.get(column)
+                 for r in rows]
+        for column in columns
+    }
+    pq.write_table(pa.table(data), path)

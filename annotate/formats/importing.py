@@ -1,0 +1,215 @@
+"""Importing a file into a session: read, check everything, then write in one transaction.
+
+Each import is atomic and idempotent. Atomic: the whole file is parsed and validated first (every
+field, ids unique, items not clashing with stored ones, raters not clashing with another cohort),
+and only then is the store written, in a single transaction; one bad record gives an error naming
+the file, line or record and field, and the session file is left byte for byte as it was.
+Idempotent: items already stored with the same content and votes already stored under the same
+(source, rater, item) are counted as unchanged, so importing a file twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from annotate.formats.arena import parse_arena
+from annotate.formats.errors import describe
+from annotate.formats.labels import parse_label_map, parse_labels
+from annotate.formats.leaks import Leak, find_identity_leaks, leak_warning
+from annotate.formats.mapped import (
+    ITEM_TARGETS,
+    OptionError,
+    default_item_map,
+    parse_field_map,
+    parse_mapped,
+)
+from annotate.formats.mtbench import parse_mtbench
+from annotate.formats.native import check_kind, parse_native
+from annotate.formats.reading import CONTAINERS, Record, read_table
+from annotate.model import ExternalLabel, Item
+from annotate.spec import LabelSchema
+from annotate.store import Store
+
+ITEM_FORMATS = ("auto", "native", "arena", "mtbench", *CONTAINERS)
+"""`auto`: the container from the extension or first character; JSON is read as the native format
+unless --map is given; CSV always goes through a field map (by default, columns named like the
+targets). `csv`/`tsv`/`json`/`jsonl` name the container the same way; `native`, `arena` and
+`mtbench` name the shape."""
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import did."""
+
+    items_added: int
+    items_unchanged: int
+    labels_added: int
+    labels_unchanged: int
+    warnings: tuple[str, ...] = ()
+    cohorts: tuple[str, ...] = ()
+    """The cohorts of the imported labels (for the summary line)."""
+    leaks: tuple[Leak, ...] = ()
+    """Responses naming a model or vendor (also summarised in `warnings`)."""
+
+    def summary(self) -> str:
+        """One line such as `added 40 items (2 unchanged), 120 crowd labels (0 unchanged)`."""
+        parts = []
+        if self.items_added or self.items_unchanged or not (self.labels_added or self.labels_unchanged):
+            parts.append(f"{_count(self.items_added, 'item')} ({self.items_unchanged} unchanged)")
+        if self.labels_added or self.labels_unchanged:
+            cohort = "/".join(self.cohorts)
+            label = f"{cohort} label" if cohort else "label"
+            parts.append(f"{_count(self.labels_added, label)} ({self.labels_unchanged} unchanged)")
+        return "added " + ", ".join(parts)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def import_items(
+    store: Store, schema: LabelSchema, path: Path | str, *, format: str = "auto", field_map: Sequence[str] = (),
+) -> ImportReport:
+    """Import items (and, for arena / mtbench, their votes) from `path` into the session.
+
+    field_map: `--map` options (`TARGET=SRC[,SRC...]`). Raises FormatError (naming the file, line
+    or record and field) or OptionError; nothing is written then.
+    """
+    path = Path(path)
+    if format not in ITEM_FORMATS:
+        raise OptionError(f"--format {format!r}: expected one of {', '.join(ITEM_FORMATS)}")
+    if field_map and format in ("native", "arena", "mtbench"):
+        raise OptionError(f"--map does not apply to --format {format} (its fields are fixed)")
+    mapping = parse_field_map(field_map, ITEM_TARGETS, allow_meta=True, joinable=("id", "prompt", "A", "B"))
+    table = read_table(path, format if format in CONTAINERS else None)
+    warnings: list[str] = []
+    votes: list[tuple[ExternalLabel, Record]] = []
+    if format in ("arena", "mtbench"):
+        if schema.kind != "pairwise":
+            raise OptionError(f"--format {format}: the records are pairwise, the session is {schema.kind}")
+        parse = parse_arena if format == "arena" else parse_mtbench
+        parsed, labels, extra = parse(table.records)
+        warnings += extra
+        votes = list(zip(labels, table.records, strict=True))  # one vote per record
+    elif mapping or table.is_csv:
+        if format == "native":
+            raise OptionError(f"{table.file}: the native format is JSON Lines; map CSV columns with --map")
+        parsed, extra = parse_mapped(table, mapping or default_item_map(table), schema, defaulted=not mapping)
+        warnings += extra
+    else:
+        parsed = parse_native(table.records, schema)
+    items = [item for item, _ in parsed]
+    for item, record in parsed:
+        check_kind(record, item, schema)
+        _check_encodable(item, record)
+    conflicts = set(store.conflicting_item_ids(items))
+    for item, record in parsed:
+        if item.id in conflicts:
+            raise record.error(
+                "an id not yet stored with other content (give a changed item a new id)", "id", got=item.id,
+            )
+    labels_out, label_warnings = _checked_votes(store, votes)
+    warnings += label_warnings
+    leaks = find_identity_leaks(items)
+    warning = leak_warning(leaks)
+    if warning:
+        warnings.append(warning)
+    added_items, added_labels = store.add_items_and_labels(items, labels_out, source=path.name)
+    return ImportReport(
+        added_items.added, added_items.unchanged, added_labels.added, added_labels.unchanged,
+        tuple(warnings), tuple(sorted({lab.cohort for lab in labels_out})), tuple(leaks),
+    )
+
+
+def import_labels(
+    store: Store,
+    schema: LabelSchema,
+    path: Path | str,
+    *,
+    cohort: str,
+    layout: str = "long",
+    raters: Sequence[str] | None = None,
+    field_map: Sequence[str] = (),
+    label_map: Sequence[str] = (),
+    source: str | None = None,
+    format: str | None = None,
+) -> ImportReport:
+    """Import ratings made elsewhere as external labels of `cohort` (see formats/labels.py).
+
+    source: the name the votes are filed under (default: the file name); re-importing the same
+    file under the same source changes nothing.
+    """
+    path = Path(path)
+    if format is not None and format not in CONTAINERS:
+        raise OptionError(f"--format {format!r}: expected one of {', '.join(CONTAINERS)}")
+    codes = parse_label_map(label_map, schema)
+    table = read_table(path, format)
+    votes = parse_labels(
+        table, schema, cohort=cohort, source=source or path.name, known_items=set(store.item_ids()),
+        layout=layout, raters=raters, field_map=field_map, label_map=codes,
+    )
+    labels, warnings = _checked_votes(store, votes)
+    if not labels:
+        warnings.append(f"{table.file}: no votes found (every cell empty?)")
+    _, added = store.add_items_and_labels([], labels, source=path.name)
+    return ImportReport(0, 0, added.added, added.unchanged, tuple(warnings), (cohort,) if labels else ())
+
+
+def _checked_votes(
+    store: Store, votes: Sequence[tuple[ExternalLabel, Record]],
+) -> tuple[list[ExternalLabel], list[str]]:
+    """Votes ready to write: one per (source, rater, item), raters in one cohort each.
+
+    A vote repeated with the same label is kept once. A rater voting twice on an item with
+    different labels (in the file, or against what is stored under the same source) keeps the
+    first vote and gives a warning: it is data, not a broken file.
+    """
+    cohorts = {a.name: a.cohort for a in store.annotators()}
+    sources = {lab.source for lab, _ in votes}
+    stored = {
+        (lab.source, lab.rater, lab.item_id): lab.label for lab in store.external_labels() if lab.source in sources
+    } if votes else {}
+    kept: dict[tuple[str, str, str], tuple[ExternalLabel, Record]] = {}
+    conflicts: list[str] = []
+    for label, record in votes:
+        known = cohorts.setdefault(label.rater, label.cohort)
+        if known != label.cohort:
+            raise record.error(
+                f"a rater of one cohort ({describe(label.rater)} is already in cohort {known})",
+                found=f"{describe(label.rater)} as {label.cohort}",
+            )
+        key = (label.source, label.rater, label.item_id)
+        first = kept.get(key)
+        if first is None:
+            kept[key] = (label, record)
+            if key in stored and stored[key] != label.label:
+                conflicts.append(
+                    f"{label.rater} on {label.item_id}: {label.label} at {record.where}, stored {stored[key]}"
+                )
+        elif first[0].label != label.label:
+            conflicts.append(
+                f"{label.rater} on {label.item_id}: {first[0].label} at {first[1].where},"
+                f" {label.label} at {record.where}"
+            )
+    warnings = []
+    if conflicts:
+        shown = "; ".join(conflicts[:20]) + (f"; and {len(conflicts) - 20} more" if len(conflicts) > 20 else "")
+        warnings.append(
+            f"{len(conflicts)} repeated votes with different labels (kept the first or stored one): {shown}"
+        )
+    return [label for label, _ in kept.values()], warnings
+
+
+def _check_encodable(item: Item, record: Record) -> None:
+    """The item's metadata can be stored as UTF-8 JSON (its texts were checked field by field)."""
+    if not item.metadata:
+        return
+    try:
+        json.dumps(dict(item.metadata), ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise record.error("valid Unicode text", "metadata", found="a lone surrogate (\\ud800-\\udfff)") from None
+    except (TypeError, ValueError) as exc:
+        raise record.error("JSON-compatible values", "metadata", found=str(exc)) from None

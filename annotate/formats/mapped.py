@@ -1,0 +1,189 @@
+"""Items from CSV, JSON or JSON Lines of any shape, through field mappings.
+
+Real data never arrives in our shape, so the lead says which source field fills which part of an
+item: `--map prompt=instruction,input --map A=response1 --map B=response2`. A comma joins several
+source fields into one text, with a blank line between them (empty ones are skipped). Targets:
+
+    id, prompt, A, B, model_A, model_B, category, gold, meta.KEY
+
+Without an `id` mapping the id is the first 12 hex digits of a SHA-256 over prompt, A and B, so
+importing the same rows again finds the same ids. Only `meta.*` mappings reach an item's metadata:
+other columns are left out on purpose, because they might name the models.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from annotate.formats.errors import FormatError, describe, did_you_mean
+from annotate.formats.fields import check_id, check_text, optional_str
+from annotate.formats.native import check_gold, item_kind_for
+from annotate.formats.reading import Record, Table
+from annotate.model import Item, Message, Response
+from annotate.spec import LabelSchema
+
+ITEM_TARGETS = ("id", "prompt", "A", "B", "model_A", "model_B", "category", "gold")
+_ALIASES = {"a": "A", "b": "B", "model_a": "model_A", "model_b": "model_B"}
+_JOINABLE = {"id", "prompt", "A", "B"}
+"""Targets that take several source fields: texts (joined by a blank line) and id (joined by -)."""
+FieldMap = Mapping[str, tuple[str, ...]]
+"""Target -> the source fields that fill it, in order."""
+
+
+class OptionError(ValueError):
+    """A command-line option that cannot be understood; the message names it."""
+
+
+def parse_field_map(
+    options: Sequence[str], targets: Sequence[str], *, option: str = "--map", allow_meta: bool = False,
+    joinable: Sequence[str] = (),
+) -> dict[str, tuple[str, ...]]:
+    """Parse `TARGET=SRC[,SRC...]` options into {target: (src, ...)}; errors name the option."""
+    mapping: dict[str, tuple[str, ...]] = {}
+    for text in options:
+        target, sep, sources = text.partition("=")
+        target = target.strip()
+        target = _ALIASES.get(target, target) if "A" in targets else target
+        if not sep or not target:
+            raise OptionError(f"{option} {text!r}: expected TARGET=COLUMN (several columns: TARGET=COL1,COL2)")
+        if not (target in targets or (allow_meta and target.startswith("meta.") and len(target) > 5)):
+            also = ", meta.KEY" if allow_meta else ""
+            raise OptionError(
+                f"{option} {text!r}: unknown target {target!r}{did_you_mean(target, targets)};"
+                f" targets are {', '.join(targets)}{also}"
+            )
+        columns = tuple(c.strip() for c in sources.split(","))
+        if not all(columns):
+            raise OptionError(f"{option} {text!r}: expected column names after '=', separated by commas")
+        if len(columns) > 1 and target not in joinable:
+            raise OptionError(f"{option} {text!r}: {target} takes one column")
+        if target in mapping:
+            raise OptionError(f"{option}: {target} is mapped twice")
+        mapping[target] = columns
+    return mapping
+
+
+def default_item_map(table: Table) -> dict[str, tuple[str, ...]]:
+    """With no --map, a CSV file's columns named like the targets (prompt, A, B, ...) are used."""
+    return {target: (target,) for target in ITEM_TARGETS if target in table.columns}
+
+
+def check_columns(table: Table, wanted: Mapping[str, str]) -> None:
+    """Every wanted source field exists in the file; else an error naming it, why it was wanted
+    (wanted: column -> reason, e.g. "--map B=resp2") and listing what the file has."""
+    for column, reason in wanted.items():
+        if column not in table.columns:
+            available = ", ".join(describe(c) for c in table.columns) or "none"
+            noun = "column" if table.is_csv else "field"
+            raise FormatError(
+                table.file, f"a {noun} of the file ({reason})", field=column, field_kind=noun,
+                found=f"no such {noun}{did_you_mean(column, table.columns)}; the file has: {available}",
+            )
+
+
+def map_reasons(mapping: FieldMap, option: str = "--map") -> dict[str, str]:
+    """column -> the option that asked for it, for check_columns."""
+    return {column: f"{option} {target}={','.join(columns)}" for target, columns in mapping.items()
+            for column in columns}
+
+
+def parse_mapped(
+    table: Table, mapping: FieldMap, schema: LabelSchema, *, defaulted: bool = False,
+) -> tuple[list[tuple[Item, Record]], list[str]]:
+    """Items from mapped records, and warnings (rows repeated verbatim are imported once).
+
+    defaulted: the mapping is default_item_map's (the user gave no --map), for a better error.
+    """
+    required = ["prompt", "A"] + (["B"] if item_kind_for(schema) == "pairwise" else [])
+    missing = [target for target in required if target not in mapping]
+    if missing:
+        columns = ", ".join(describe(c) for c in table.columns) or "none"
+        if defaulted:
+            example = " ".join(f"--map {t}=COLUMN" for t in required)
+            raise FormatError(
+                table.file, f"columns named {', '.join(required)}, or --map options naming yours ({example})",
+                found=f"the columns {columns}",
+            )
+        raise FormatError(
+            table.file, f"a mapping for {missing[0]}, e.g. --map {missing[0]}=COLUMN",
+            found=f"none; the file has: {columns}",
+        )
+    if "B" in mapping and item_kind_for(schema) != "pairwise":
+        raise OptionError(f"--map B=...: the session is {schema.kind}, its items have one response (A only)")
+    check_columns(table, map_reasons(mapping))
+    kind = "column" if table.is_csv else "field"
+    by_id: dict[str, tuple[Item, Record]] = {}
+    parsed: list[tuple[Item, Record]] = []
+    warnings: list[str] = []
+    for record in table.records:
+        item = _item(record, mapping, schema, kind)
+        first = by_id.get(item.id)
+        if first is not None:
+            if "id" in mapping:
+                raise record.error("an id used once in the file", ",".join(mapping["id"]), field_kind=kind,
+                                   found=f"{describe(item.id)} again (first on {first[1].where})")
+            if first[0] != item:
+                raise record.error(
+                    "different prompt and responses from every earlier row, or an id column (--map id=COLUMN)",
+                    found=f"the same prompt and responses as {first[1].where} with other fields",
+                )
+            warnings.append(f"{table.file}: {record.where} repeats {first[1].where}; imported once")
+            continue
+        by_id[item.id] = (item, record)
+        parsed.append((item, record))
+    return parsed, warnings
+
+
+def _item(record: Record, mapping: FieldMap, schema: LabelSchema, kind: str) -> Item:
+    def text(target: str) -> str:
+        columns = mapping[target]
+        value = "\n\n".join(v for v in (_cell(record, c, kind) for c in columns) if v.strip())
+        return check_text(record, ",".join(columns), value, field_kind=kind,
+                          what=f"a non-empty text for {target}")
+
+    def short(target: str) -> str | None:
+        if target not in mapping:
+            return None
+        column = mapping[target][0]
+        return optional_str(record, column, record.data.get(column), field_kind=kind)
+
+    prompt = text("prompt")
+    texts = {slot: text(slot) for slot in ("A", "B") if slot in mapping}
+    if "id" in mapping:
+        columns = mapping["id"]
+        if len(columns) == 1:
+            item_id = check_id(record, columns[0], record.data.get(columns[0]), field_kind=kind)
+        else:
+            parts = [check_id(record, c, record.data.get(c), field_kind=kind) for c in columns]
+            item_id = "-".join(parts)
+    else:
+        digest = hashlib.sha256("\x1f".join([prompt, texts["A"], texts.get("B", "")]).encode("utf-8"))
+        item_id = digest.hexdigest()[:12]
+    responses = tuple(Response(slot, body, short(f"model_{slot}")) for slot, body in texts.items())
+    gold = None
+    if "gold" in mapping:
+        column = mapping["gold"][0]
+        gold = check_gold(record, column, record.data.get(column), schema, field_kind=kind)
+    metadata = {
+        target[len("meta."):]: record.data.get(columns[0])
+        for target, columns in mapping.items() if target.startswith("meta.")
+    }
+    return Item(
+        id=item_id, kind="pairwise" if "B" in texts else "single",
+        conversation=(Message("user", prompt),), responses=responses,
+        category=short("category"), gold=gold, metadata=metadata,
+    )
+
+
+def _cell(record: Record, column: str, kind: str) -> str:
+    """A source value as text: strings as is, numbers written out, missing / null as empty."""
+    value: Any = record.data.get(column)
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    raise record.error("a string", column, got=value, field_kind=kind)

@@ -1,0 +1,141 @@
+"""Our own item format: JSON Lines (or a JSON array) of objects shaped like this:
+
+    {"id": "q1",
+     "prompt": "How do I ...?",                      # or "conversation": [{"role", "content"}, ...]
+     "responses": {"A": {"text": "...", "model": "m1"},
+                   "B": {"text": "...", "model": "m2", "history": [...]}},
+     "category": "coding", "gold": "A", "metadata": {...}}
+
+A and B make a pairwise item; A alone a single-response item. Every key is checked: an unknown
+one is an error (with a did-you-mean), so a typo never silently drops data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from annotate.formats.errors import describe
+from annotate.formats.fields import (
+    check_id,
+    check_keys,
+    check_messages,
+    check_object,
+    check_text,
+    optional_str,
+)
+from annotate.formats.reading import Record
+from annotate.model import Item, Message, Response
+from annotate.spec import LabelSchema
+
+ITEM_KEYS = ("id", "prompt", "conversation", "responses", "category", "gold", "metadata")
+RESPONSE_KEYS = ("text", "model", "history")
+
+
+def item_kind_for(schema: LabelSchema) -> str:
+    """The item kind a session of this schema judges: pairwise items, or single responses."""
+    return "pairwise" if schema.kind == "pairwise" else "single"
+
+
+def check_gold(record: Record, field: str, value: Any, schema: LabelSchema, *, field_kind: str = "field") -> str | None:
+    """A gold label valid for the session's schema (pairwise: slot space; single: a grade)."""
+    if value is None or value == "":
+        return None
+    if schema.kind == "rubric":
+        raise record.error("no gold label (rubric sessions take none)", field, got=value, field_kind=field_kind)
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or value not in schema.labels:
+        raise record.error(f"a label among {', '.join(schema.labels)}", field, got=value, field_kind=field_kind)
+    return value
+
+
+def check_kind(record: Record, item: Item, schema: LabelSchema, field: str = "responses", field_kind: str = "field",
+               ) -> None:
+    """Refuse an item the session cannot judge (a single response in a pairwise session, ...)."""
+    wanted = item_kind_for(schema)
+    if item.kind != wanted:
+        expected = (
+            f"responses in slots A and B (the session is {schema.kind})" if wanted == "pairwise"
+            else f"a response in slot A only (the session is {schema.kind})"
+        )
+        found = "slot A only" if item.kind == "single" else "slots A and B"
+        raise record.error(expected, field, found=found, field_kind=field_kind)
+
+
+def parse_native(records: Sequence[Record], schema: LabelSchema) -> list[tuple[Item, Record]]:
+    """Items from native records, each with the record it came from; ids unique within the file."""
+    seen: dict[str, Record] = {}
+    parsed = []
+    for record in records:
+        item = parse_item(record, schema)
+        if item.id in seen:
+            raise record.error(
+                "an id used once in the file", "id",
+                found=f"{describe(item.id)} again (first on {seen[item.id].where})",
+            )
+        seen[item.id] = record
+        parsed.append((item, record))
+    return parsed
+
+
+def parse_item(record: Record, schema: LabelSchema) -> Item:
+    """One native record into an Item, checking every field."""
+    data = record.data
+    check_keys(record, "", data, ITEM_KEYS)
+    if "id" not in data:
+        raise record.error("an id: a non-empty string or an integer", "id", found="nothing")
+    item_id = check_id(record, "id", data["id"])
+    conversation = _conversation(record, data)
+    responses = _responses(record, data.get("responses"))
+    metadata = data.get("metadata", {})
+    if metadata is None:
+        metadata = {}
+    check_object(record, "metadata", metadata)
+    item = Item(
+        id=item_id,
+        kind="pairwise" if len(responses) == 2 else "single",
+        conversation=conversation,
+        responses=responses,
+        category=optional_str(record, "category", data.get("category")),
+        gold=check_gold(record, "gold", data.get("gold"), schema),
+        metadata=metadata,
+    )
+    check_kind(record, item, schema)
+    return item
+
+
+def _conversation(record: Record, data: Any) -> tuple[Message, ...]:
+    has_prompt, has_conversation = "prompt" in data, "conversation" in data
+    if has_prompt and has_conversation:
+        raise record.error('either "prompt" or "conversation", not both', "prompt", found="both")
+    if has_prompt:
+        return (Message("user", check_text(record, "prompt", data["prompt"])),)
+    if has_conversation:
+        return check_messages(record, "conversation", data["conversation"])
+    raise record.error('a "prompt" (a string) or a "conversation" (a list of messages)', "prompt", found="neither")
+
+
+def _responses(record: Record, value: Any) -> tuple[Response, ...]:
+    if value is None:
+        raise record.error('an object {"A": {"text": ...}, "B": {"text": ...}}', "responses", found="nothing")
+    slots = check_object(record, "responses", value)
+    check_keys(record, "responses.", slots, ("A", "B"))
+    if "A" not in slots:
+        raise record.error("a response in slot A", "responses.A", found="nothing")
+    responses = []
+    for slot in ("A", "B"):
+        if slot not in slots:
+            continue
+        field = f"responses.{slot}"
+        raw = check_object(record, field, slots[slot])
+        check_keys(record, f"{field}.", raw, RESPONSE_KEYS)
+        if "text" not in raw:
+            raise record.error("a non-empty string", f"{field}.text", found="nothing")
+        text = check_text(record, f"{field}.text", raw["text"])
+        model = optional_str(record, f"{field}.model", raw.get("model"))
+        history: tuple[Message, ...] = ()
+        if raw.get("history") is not None:
+            history = check_messages(record, f"{field}.history", raw["history"], allow_empty_list=True)
+        responses.append(Response(slot, text, model, history))
+    return tuple(responses)

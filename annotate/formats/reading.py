@@ -1,0 +1,262 @@
+"""Reading an input file into records that remember where they came from.
+
+Every importer starts here: the bytes are checked as UTF-8 (a BOM is accepted, a bad byte is an
+error naming its line), the container is told from the extension or the first character (a JSON
+array, JSON Lines, CSV or TSV), and each record keeps its file and line (or its position in a JSON
+array) so a later check can name them. Nothing is interpreted: strings stay exactly as written.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from annotate.formats.errors import _MISSING, FormatError
+
+Container = Literal["csv", "tsv", "json", "jsonl"]
+CONTAINERS: tuple[str, ...] = ("csv", "tsv", "json", "jsonl")
+_EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+_CSV_FIELD_LIMIT = 256 * 1024 * 1024
+"""Far above any text we accept, so an oversized field reaches our own size check (and its clear
+error) instead of the csv module's "field larger than field limit"."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """One object of the input and where it was found."""
+
+    data: Mapping[str, Any]
+    file: str
+    """The file as the user named it."""
+    line: int | None
+    """1-based line in JSONL and CSV files; None in a JSON array."""
+    index: int
+    """1-based position among the file's records."""
+
+    def error(
+        self, expected: str, field: str | None = None, *, got: Any = _MISSING, found: str | None = None,
+        field_kind: str = "field",
+    ) -> FormatError:
+        """A FormatError located at this record."""
+        return FormatError(
+            self.file, expected, line=self.line, record=None if self.line is not None else self.index,
+            field=field, got=got, found=found, field_kind=field_kind,
+        )
+
+    @property
+    def where(self) -> str:
+        """`line 7` or `record 3`, for messages that point back at this record."""
+        return f"line {self.line}" if self.line is not None else f"record {self.index}"
+
+
+@dataclass(frozen=True)
+class Table:
+    """The records of one file."""
+
+    file: str
+    container: str
+    records: tuple[Record, ...]
+    columns: tuple[str, ...]
+    """CSV: the header (unnamed columns left out); JSON: every key seen, in first-seen order."""
+
+    @property
+    def is_csv(self) -> bool:
+        return self.container in ("csv", "tsv")
+
+
+def read_table(path: Path | str, container: str | None = None) -> Table:
+    """Read `path` into records; `container` (csv, tsv, json, jsonl) overrides the guess."""
+    path = Path(path)
+    file = str(path)
+    text = read_text(path)
+    kind = container or guess_container(path, text)
+    if kind not in CONTAINERS:
+        raise FormatError(file, f"a format among {', '.join(CONTAINERS)}", found=repr(kind))
+    if kind in ("csv", "tsv"):
+        return _csv_table(file, text, "\t" if kind == "tsv" else ",", kind)
+    if kind == "json" and text.lstrip()[:1] == "[":
+        records = _json_array(file, text)
+    elif kind == "json" and not text.strip():
+        records = ()
+    elif kind == "json":
+        raise FormatError(file, "a JSON array of records, or JSON Lines (one object per line)",
+                          found=f"a file starting with {text.lstrip()[:1]!r}")
+    else:
+        records = _jsonl(file, text)
+    columns: dict[str, None] = {}
+    for record in records:
+        columns.update(dict.fromkeys(record.data))
+    return Table(file, kind, records, tuple(columns))
+
+
+def read_text(path: Path) -> str:
+    """The file's text: UTF-8, with a leading BOM dropped. Errors name the line and byte."""
+    file = str(path)
+    data = path.read_bytes()
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise FormatError(file, "UTF-8 text", found="UTF-16 (save the file as UTF-8)")
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise FormatError(
+            file, "UTF-8 text", line=line,
+            found=f"byte 0x{data[exc.start]:02x} at column {column} (byte offset {exc.start}), which is not UTF-8;"
+            " save the file as UTF-8",
+        ) from None
+
+
+def guess_container(path: Path, text: str) -> str:
+    """csv / tsv by extension; JSON array or JSON Lines by the first character (so a `.json`
+    file of JSON Lines, or a `.jsonl` file holding an array, is still read right)."""
+    by_extension = _EXTENSIONS.get(path.suffix.lower())
+    if by_extension in ("csv", "tsv"):
+        return by_extension
+    first = text.lstrip()[:1]
+    if first == "[":
+        return "json"
+    if first == "{":
+        return "jsonl"
+    if by_extension is not None:
+        return by_extension
+    raise FormatError(
+        str(path), "a .csv, .tsv, .json or .jsonl file (or pass --format)",
+        found=f"a file starting with {first!r}" if first else "an empty file",
+    )
+
+
+# -- JSON ------------------------------------------------------------------------------------------
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(key)
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} (not a JSON number; write null or a string)")
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+
+
+def _json_array(file: str, text: str) -> tuple[Record, ...]:
+    try:
+        data = _loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(file, "valid JSON", line=exc.lineno, found=f"{exc.msg} at column {exc.colno}") from None
+    except _DuplicateKey as exc:
+        raise FormatError(file, "each key once per object", field=exc.key, found="it twice") from None
+    except ValueError as exc:
+        raise FormatError(file, "valid JSON", found=str(exc)) from None
+    if not isinstance(data, list):
+        raise FormatError(file, "a JSON array of records", got=data)
+    records = []
+    for index, value in enumerate(data, start=1):
+        if not isinstance(value, dict):
+            raise FormatError(file, "a JSON object", record=index, got=value)
+        records.append(Record(value, file, None, index))
+    return tuple(records)
+
+
+def _jsonl(file: str, text: str) -> tuple[Record, ...]:
+    records = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = _loads(line)
+        except json.JSONDecodeError as exc:
+            if not records:
+                _refuse_pretty_json(file, text)
+            raise FormatError(
+                file, "one JSON object per line", line=number, found=f"broken JSON: {exc.msg} at column {exc.colno}",
+            ) from None
+        except _DuplicateKey as exc:
+            raise FormatError(file, "each key once per object", line=number, field=exc.key,
+                              found="it twice") from None
+        except ValueError as exc:
+            raise FormatError(file, "valid JSON", line=number, found=str(exc)) from None
+        if not isinstance(value, dict):
+            raise FormatError(file, "a JSON object", line=number, got=value)
+        records.append(Record(value, file, number, len(records) + 1))
+    return tuple(records)
+
+
+def _refuse_pretty_json(file: str, text: str) -> None:
+    """A single pretty-printed object is a common mistake; say so instead of "broken JSON"."""
+    try:
+        whole = _loads(text)
+    except ValueError:
+        return
+    if isinstance(whole, dict):
+        raise FormatError(
+            file, "JSON Lines (one object per line) or a JSON array of objects",
+            found="a single object spread over several lines",
+        )
+
+
+# -- CSV -------------------------------------------------------------------------------------------
+
+
+def _csv_table(file: str, text: str, delimiter: str, kind: str) -> Table:
+    previous = csv.field_size_limit()
+    csv.field_size_limit(max(previous, _CSV_FIELD_LIMIT))
+    try:
+        return _read_csv(file, text, delimiter, kind)
+    finally:
+        csv.field_size_limit(previous)
+
+
+def _read_csv(file: str, text: str, delimiter: str, kind: str) -> Table:
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    header: list[str] | None = None
+    records = []
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise FormatError(file, "well-formed CSV", line=reader.line_num, found=str(exc)) from None
+        if not row or (len(row) == 1 and not row[0].strip()):
+            continue
+        if header is None:
+            header = row
+            seen: set[str] = set()
+            for name in header:
+                if name and name in seen:
+                    raise FormatError(file, "distinct column names in the header", line=start,
+                                      field=name, field_kind="column", found="it twice")
+                seen.add(name)
+            continue
+        if len(row) != len(header):
+            raise FormatError(
+                file, f"{len(header)} fields, as in the header", line=start,
+                found=f"{len(row)} (check the quoting and the {'tabs' if delimiter == chr(9) else 'commas'})",
+            )
+        data = {name: value for name, value in zip(header, row, strict=True) if name}
+        records.append(Record(data, file, start, len(records) + 1))
+    columns = tuple(name for name in header or () if name)
+    return Table(file, kind, tuple(records), columns)
