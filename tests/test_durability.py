@@ -26,6 +26,7 @@ from annotate.model import Event, Judgment, Timings
 from annotate.store import Store, utc_now
 store = Store.open(sys.argv[1])
 queue = store.assignments("alice")
+print("ready", flush=True)
 while True:
     position = store.progress("alice").next_position
     if position is None:
@@ -50,7 +51,9 @@ def test_sigkill_never_loses_a_submitted_judgment(tmp_path: Path) -> None:
     finished = False
     while kills < 25 and not finished:
         proc = subprocess.Popen([sys.executable, "-c", ANNOTATOR, str(path)], stdout=subprocess.PIPE, text=True)
-        time.sleep(rng.uniform(0.05, 0.6))
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "ready"  # start-up time varies with load; kill mid-work
+        time.sleep(rng.uniform(0.0, 0.4))
         proc.kill()
         out, _ = proc.communicate()
         kills += 1
