@@ -606,6 +606,98 @@ def plan(session: str, annotators: str | None, overlap: int | None, gold_rate: f
         click.echo(f"spec: [plan] in {_rel(spec.path)} now says what was planned")
 
 
+@main.command()
+@session_argument
+@click.argument("others", nargs=-1, required=True, metavar="OTHER.db...",
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--strict", is_flag=True, help="Merge nothing from a file that has any conflict.")
+@click.pass_context
+@domain_errors
+def merge(ctx: click.Context, session: str, others: tuple[Path, ...], strict: bool) -> None:
+    """Bring back judgments and events from copies of the session file (offline annotators).
+
+    Assignments are matched by annotator, item and queue position; judgments and events by their
+    unique ids, so merging the same file twice changes nothing. A conflict (one assignment judged
+    differently in both files) is listed and that assignment is left alone; the rest is merged
+    (with --strict, nothing from that file). The copy is only read. Exit status 1 on conflicts.
+
+    \b
+    Example:
+      cp sessions/evals.db /media/usb/evals-dave.db     # hand this to dave
+      annotate merge evals /media/usb/evals-dave.db     # when dave is back
+    """
+    from annotate.session import load_session, open_store
+    from annotate.store.merge import MergeConflictError, merge_session
+
+    spec = load_session(session)
+    conflicts = 0
+    with open_store(spec) as store:
+        for other in others:
+            try:
+                report = merge_session(store, other, strict=strict)
+            except MergeConflictError as exc:
+                report = exc.report
+            verb = "merged" if report.written else "NOT merged (strict)"
+            click.echo(
+                f"{verb} {_rel(other)} (sha256 {report.sha256[:12]}): {report.judgments} judgments,"
+                f" {report.events} events, {report.assignments} assignments, {report.items} items,"
+                f" {report.annotators} annotators added; {report.already} judgments already here"
+                + (f"; {report.duplicates} judged the same in both (kept as history)" if report.duplicates else "")
+            )
+            for c in report.conflicts:
+                click.echo(
+                    f"  conflict: {c.annotator}, item {c.item_id}, position {c.position}: here {c.ours},"
+                    f" in the copy {c.theirs} ({c.reason})", err=True,
+                )
+            conflicts += len(report.conflicts)
+    if conflicts:
+        click.echo(f"{conflicts} conflicts: those assignments were left as they are here", err=True)
+        ctx.exit(1)
+
+
+@main.command()
+@session_argument
+@click.option("--annotator", required=True, envvar="ANNOTATE_ANNOTATOR", metavar="NAME",
+              help="The adjudicator (also from $ANNOTATE_ANNOTATOR).")
+@click.option("--list", "list_only", is_flag=True,
+              help="Print the items in disagreement and every answer on them; open no screen.")
+@domain_errors
+def adjudicate(session: str, annotator: str, list_only: bool) -> None:
+    """Settle the items where annotators disagree; the adjudicated label becomes their gold.
+
+    Opens the annotation screen on every item whose annotators gave different labels (and that
+    NAME did not judge), with their answers and rationales shown to NAME as Left/Right in NAME's
+    own side mapping. NAME's answer is stored as an `adjudication` judgment; reports and exports
+    use it as the item's gold. Run it again later for items that came into disagreement since.
+
+    \b
+    Example:
+      annotate adjudicate evals --annotator carol
+      annotate adjudicate evals --annotator carol --list
+    """
+    from annotate.session import load_session
+
+    spec = load_session(session)
+    name = _annotator_name(annotator)
+    if list_only:
+        from annotate.adjudication import adjudicated_labels, disagreements
+        from annotate.safe_text import sanitize
+        from annotate.session import open_store
+
+        with open_store(spec) as store:
+            found = disagreements(store)
+            settled = adjudicated_labels(store)
+        for d in found:
+            votes = ", ".join(f"{sanitize(v.annotator)} {sanitize(v.label)}" for v in d.votes)
+            done = f"  -> adjudicated {sanitize(settled[d.item_id])}" if d.item_id in settled else ""
+            click.echo(f"{sanitize(d.item_id)}: {votes}{done}")
+        click.echo(f"{len(found)} items in disagreement, {sum(d.item_id in settled for d in found)} adjudicated")
+        return
+    from annotate.tui.screens.adjudicate import run_adjudication
+
+    run_adjudication(spec, name)
+
+
 def _rel(path: Path) -> str:
     try:
         return str(path.relative_to(Path.cwd()))

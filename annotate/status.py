@@ -16,6 +16,7 @@ def session_status(spec: SessionSpec, store: Store) -> str:
         f"spec      {spec.path}",
         f"file      {spec.db}",
         f"plan      {store.get_meta('plan_hash') or 'none yet (queues are seeded per annotator)'}",
+        *_plan_inputs(store),
         f"items     {len(items)}"
         + (f" ({', '.join(f'{c} {n}' for c, n in _categories(items))})" if items else ""),
         f"gold      {sum(1 for i in items if i.gold is not None)}",
@@ -51,10 +52,28 @@ def _categories(items: list) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
+def _plan_inputs(store: Store) -> list[str]:
+    """The last plan's inputs in one line, when there is a plan."""
+    import json
+
+    raw = store.get_meta("plan_inputs")
+    if raw is None:
+        return []
+    inputs = json.loads(raw)
+    rates = inputs.get("rates", {})
+    return [
+        f"          {', '.join(inputs.get('annotators', []))}; overlap {inputs.get('overlap')};"
+        f" gold {rates.get('gold', 0):.0%}, attention {rates.get('attention', 0):.0%},"
+        f" repeats {rates.get('repeat', 0):.0%}; plan seed {inputs.get('seed')}"
+    ]
+
+
 def _full_overlap(store: Store) -> tuple[int, int] | None:
     assigned: dict[str, int] = Counter()
     judged: dict[str, int] = Counter()
     for assignment in store.assignments():
+        if assignment.purpose == "adjudication":
+            continue
         assigned[assignment.item_id] += 1
         current = store.current_judgment(assignment.id)
         if current is not None and not current.skipped:

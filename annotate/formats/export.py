@@ -32,7 +32,7 @@ WHATS = ("items", "judgments", "labels")
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 ITEM_COLUMNS = (
     "id", "kind", "category", "gold", "prompt", "conversation", "A", "model_A", "history_A", "B", "model_B",
-    "history_B", "metadata",
+    "history_B", "metadata", "adjudicated",
 )
 JUDGMENT_COLUMNS = (
     "uid", "annotator", "cohort", "item", "label", "label_side", "swapped", "initial_label", "scores", "rationale",
@@ -57,7 +57,10 @@ def export_rows(
         if native_items:
             rows = [native_item(item) for item in store.items()]
             return ("id", "prompt", "conversation", "responses", "category", "gold", "metadata"), rows
-        return ITEM_COLUMNS, [_flat_item(item) for item in store.items()]
+        from annotate.adjudication import adjudicated_labels
+
+        adjudicated = adjudicated_labels(store)
+        return ITEM_COLUMNS, [{**_flat_item(item), "adjudicated": adjudicated.get(item.id)} for item in store.items()]
     if what == "judgments":
         rows = store.judgment_export_rows(include_superseded, include_planted)
         return JUDGMENT_COLUMNS, [_judgment(row) for row in rows]

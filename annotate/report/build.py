@@ -113,8 +113,17 @@ def _prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tu
 
     from annotate.store.frames import votes_frame
 
+    from annotate.adjudication import ADJUDICATION, adjudicated_labels
+
     votes = votes_frame(store)
-    excluded = {"planted": 0, "unknown_labels": 0}
+    excluded = {"planted": 0, "unknown_labels": 0, "adjudication": 0}
+    # An adjudicator has seen the others' answers: their label is a reference, never a vote.
+    adjudicating = votes["purpose"] == ADJUDICATION
+    excluded["adjudication"] = int(adjudicating.sum())
+    votes = votes.loc[~adjudicating]
+    adjudicated = adjudicated_labels(store)
+    if adjudicated:
+        votes = votes.assign(gold=votes["gold"].fillna(votes["item"].map(adjudicated)))
     if not include_planted:
         planted = _planted_judgments(store)
         if planted:
@@ -188,7 +197,8 @@ def build_report(
         ("excluded", f"{excluded['planted']} judgments under planted suggestions"
                      + (" (included: --include-planted)" if include_planted else "")
                      + f"; {excluded['unknown_labels']} votes with labels outside the schema; "
-                       f"{excluded['repeats_and_attention']} repeats / attention checks (agreement and ranking)"),
+                       f"{excluded['repeats_and_attention']} repeats / attention checks (agreement and ranking); "
+                       f"{excluded['adjudication']} adjudications (used as gold where an item has none)"),
         ("intervals", f"95 %, {n_boot} bootstrap resamples, seed {seed}"),
     )
     builders = (_agreement_section, _pairwise_section, _bias_section, _quality_section, _ranking_section)

@@ -1,0 +1,421 @@
+"""`annotate merge`: bring judgments and events from copies of a session back into it.
+
+A lead hands an annotator a copy of the session file; the annotator works offline; the lead
+merges the copy back. The copy is opened read-only and never changed.
+
+- Assignments are matched by their natural key (annotator name, item id, queue position), not
+  by row id, so a copy made at any time (or a file of another session with the same items)
+  merges correctly. An assignment the session lacks is created when its annotator's queue
+  position is free (its item and annotator are copied when missing); a position already used
+  by another item, a different side mapping or a different cohort is a conflict.
+- Judgments and events are matched by their globally unique `uid`: a uid already present means
+  already merged and is skipped, so merging the same file twice changes nothing.
+- Revisions are reproduced: a judgment the copy superseded is superseded here too, by the same
+  judgment.
+- A conflict is one assignment whose current judgment differs between the two files, neither
+  having seen the other's (different uids, neither in the other's history) and with different
+  answers. It is reported (annotator, item, position, both answers) and nothing of that
+  assignment is written: no judgment and no event. Everything else is merged, unless `strict`,
+  which writes nothing at all when there is a conflict. When both files hold independent
+  judgments with the same answer, the copy's are kept as history of this file's one, which
+  stays current.
+- Everything happens in one transaction, and each merge is logged in the `merges` table (file,
+  SHA-256, time, counts, conflicts).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from annotate.store.schema import SCHEMA_VERSION
+from annotate.store.store import Store, StoreError, utc_now
+
+_NEEDED_TABLES = ("items", "annotators", "assignments", "judgments", "events")
+
+
+@dataclass(frozen=True)
+class MergeConflict:
+    """One assignment that could not be merged; nothing of it was written."""
+
+    annotator: str
+    item_id: str
+    position: int
+    ours: str
+    """This session's current answer (or what occupies the place)."""
+    theirs: str
+    """The copy's current answer (or what it has in that place)."""
+    reason: str
+
+
+@dataclass(frozen=True)
+class MergeReport:
+    """What a merge did (or, when `written` is False, would have done)."""
+
+    source: str
+    sha256: str
+    items: int = 0
+    annotators: int = 0
+    assignments: int = 0
+    judgments: int = 0
+    events: int = 0
+    already: int = 0
+    """Judgments of the copy already in this session (merged before, or made before the copy)."""
+    duplicates: int = 0
+    """Assignments judged independently in both files with the same answer (kept as history)."""
+    conflicts: tuple[MergeConflict, ...] = ()
+    written: bool = True
+
+    @property
+    def changed(self) -> bool:
+        return any((self.items, self.annotators, self.assignments, self.judgments, self.events))
+
+
+class MergeConflictError(StoreError):
+    """A strict merge refused because of conflicts; nothing was written."""
+
+    def __init__(self, report: MergeReport) -> None:
+        self.report = report
+        super().__init__(
+            f"{len(report.conflicts)} conflicts in {report.source}; nothing was merged (strict)"
+        )
+
+
+class _Abort(Exception):
+    pass
+
+
+@dataclass
+class _Counts:
+    items: int = 0
+    annotators: int = 0
+    assignments: int = 0
+    judgments: int = 0
+    events: int = 0
+    already: int = 0
+    duplicates: int = 0
+    conflicts: list[MergeConflict] = field(default_factory=list)
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def open_read_only(path: Path) -> sqlite3.Connection:
+    """The other session file, read-only (never migrated, never written)."""
+    if not path.is_file():
+        raise StoreError(f"{path}: no such session file")
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise StoreError(f"{path}: not a session file ({exc})") from None
+    missing = [t for t in _NEEDED_TABLES if t not in tables]
+    if missing or version < 1:
+        conn.close()
+        raise StoreError(f"{path}: not a session file (no {', '.join(missing) or 'schema version'})")
+    if version > SCHEMA_VERSION:
+        conn.close()
+        raise StoreError(f"{path}: written by a newer annotate (schema {version} > {SCHEMA_VERSION}); upgrade first")
+    return conn
+
+
+def merge_session(store: Store, other: Path | str, strict: bool = False) -> MergeReport:
+    """Merge the judgments and events of the session file `other` into `store` (rules above).
+
+    Raises MergeConflictError (nothing written) when `strict` and there is a conflict.
+    """
+    other = Path(other)
+    if other.exists() and store.path.exists() and os.path.samefile(other, store.path):
+        raise StoreError(f"{other} is this session's own file")
+    sha = file_sha256(other)
+    conn = open_read_only(other)
+    try:
+        source = _Source(conn)
+        counts = _Counts()
+        try:
+            with store.transaction() as db:
+                _merge(db, source, counts)
+                if strict and counts.conflicts:
+                    raise _Abort
+                report = _report(str(other), sha, counts, written=True)
+                db["merges"].insert({
+                    "source": str(other), "sha256": sha, "merged_at": utc_now(), "items": counts.items,
+                    "annotators": counts.annotators, "assignments": counts.assignments,
+                    "judgments": counts.judgments, "events": counts.events,
+                    "conflicts": len(counts.conflicts),
+                    "details": json.dumps({
+                        "already": counts.already, "duplicates": counts.duplicates,
+                        "conflicts": [asdict(c) for c in counts.conflicts],
+                    }, sort_keys=True),
+                })
+        except _Abort:
+            raise MergeConflictError(_report(str(other), sha, counts, written=False)) from None
+    finally:
+        conn.close()
+    return report
+
+
+def merge_log(store: Store) -> list[dict[str, Any]]:
+    """Every merge so far, oldest first."""
+    return [dict(r) for r in store.db.query("SELECT * FROM merges ORDER BY id")]
+
+
+def _report(source: str, sha: str, counts: _Counts, written: bool) -> MergeReport:
+    return MergeReport(
+        source=source, sha256=sha, items=counts.items, annotators=counts.annotators,
+        assignments=counts.assignments, judgments=counts.judgments, events=counts.events,
+        already=counts.already, duplicates=counts.duplicates, conflicts=tuple(counts.conflicts),
+        written=written,
+    )
+
+
+class _Source:
+    """The other file's rows, read once."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.annotators = {r["id"]: (r["name"], r["cohort"], r["created"]) for r in conn.execute(
+            "SELECT id, name, cohort, created FROM annotators")}
+        self.assignments = {r["id"]: dict(r) for r in conn.execute("SELECT * FROM assignments")}
+        self.judgments = [dict(r) for r in conn.execute("SELECT * FROM judgments ORDER BY id")]
+        self.events = [dict(r) for r in conn.execute("SELECT * FROM events ORDER BY id")]
+
+    def item(self, item_id: str) -> dict[str, Any] | None:
+        row = self.conn.execute("SELECT * FROM items WHERE id = ?", [item_id]).fetchone()
+        return None if row is None else dict(row)
+
+    def key(self, assignment_id: int) -> tuple[str, str, int]:
+        row = self.assignments[assignment_id]
+        return self.annotators[row["annotator_id"]][0], row["item_id"], row["position"]
+
+
+def _answer(row: dict[str, Any]) -> str:
+    """A judgment's answer as text, for comparing and for reports."""
+    if row["skip_reason"] is not None:
+        return f"skip ({row['skip_reason']})"
+    scores = json.loads(row["scores"] or "{}")
+    if scores:
+        return json.dumps(scores, sort_keys=True)
+    return str(row["label"])
+
+
+def _columns(db: Any, table: str) -> list[str]:
+    return [r[1] for r in db.execute(f"PRAGMA table_info({table})").fetchall()]
+
+
+def _merge(db: Any, source: _Source, counts: _Counts) -> None:
+    uid_to_id: dict[str, int] = dict(db.execute("SELECT uid, id FROM judgments").fetchall())
+    event_uids = {r[0] for r in db.execute("SELECT uid FROM events").fetchall()}
+    new_judgments = [j for j in source.judgments if j["uid"] not in uid_to_id]
+    counts.already = len(source.judgments) - len(new_judgments)
+    new_events = [e for e in source.events if e["uid"] not in event_uids]
+    wanted = {j["assignment_id"] for j in new_judgments} | {
+        e["assignment_id"] for e in new_events if e["assignment_id"] is not None
+    }
+    annotator_ids = _Annotators(db, source, counts)
+    mapped: dict[int, int] = {}
+    blocked: set[int] = set()
+    for other_id in sorted(wanted):
+        target = _map_assignment(db, source, other_id, annotator_ids, counts)
+        if target is None:
+            blocked.add(other_id)
+        else:
+            mapped[other_id] = target
+    by_assignment: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for row in source.judgments:
+        by_assignment[row["assignment_id"]].append(row)
+    judgment_columns = [c for c in _columns(db, "judgments") if c in source.judgments[0]] if source.judgments else []
+    for other_id, target in sorted(mapped.items()):
+        if not _merge_judgments(db, source, other_id, target, by_assignment[other_id], uid_to_id,
+                                judgment_columns, counts):
+            blocked.add(other_id)
+    other_uid = {j["id"]: j["uid"] for j in source.judgments}
+    event_columns = [c for c in _columns(db, "events") if c in source.events[0]] if source.events else []
+    for event in new_events:
+        other_assignment = event["assignment_id"]
+        if other_assignment is not None and (other_assignment in blocked or other_assignment not in mapped):
+            continue
+        judgment_id = None
+        if event["judgment_id"] is not None:
+            judgment_id = uid_to_id.get(other_uid.get(event["judgment_id"], ""))
+            if judgment_id is None:
+                continue
+        annotator_id = None
+        if event["annotator_id"] is not None:
+            annotator_id = annotator_ids.get(event["annotator_id"])
+            if annotator_id is None:
+                continue
+        row = {c: event[c] for c in event_columns if c != "id"}
+        row.update(
+            assignment_id=None if event["assignment_id"] is None else mapped[event["assignment_id"]],
+            judgment_id=judgment_id, annotator_id=annotator_id,
+        )
+        db.execute(
+            f"INSERT INTO events ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values())
+        )
+        counts.events += 1
+
+
+class _Annotators:
+    """Maps the other file's annotator ids to this file's, creating annotators as needed."""
+
+    def __init__(self, db: Any, source: _Source, counts: _Counts) -> None:
+        self.db = db
+        self.source = source
+        self.counts = counts
+        self.ids: dict[int, int | None] = {}
+
+    def get(self, other_id: int) -> int | None:
+        """This file's id, or None when the name is here with another cohort."""
+        if other_id in self.ids:
+            return self.ids[other_id]
+        name, cohort, created = self.source.annotators[other_id]
+        row = self.db.execute("SELECT id, cohort FROM annotators WHERE name = ?", [name]).fetchone()
+        if row is None:
+            cursor = self.db.execute(
+                "INSERT INTO annotators (name, cohort, created) VALUES (?, ?, ?)", [name, cohort, created or utc_now()]
+            )
+            self.counts.annotators += 1
+            found: int | None = int(cursor.lastrowid or 0)
+        else:
+            found = row[0] if row[1] == cohort else None
+        self.ids[other_id] = found
+        return found
+
+    def cohort_here(self, other_id: int) -> str:
+        name = self.source.annotators[other_id][0]
+        row = self.db.execute("SELECT cohort FROM annotators WHERE name = ?", [name]).fetchone()
+        return "" if row is None else row[0]
+
+
+def _map_assignment(db: Any, source: _Source, other_id: int, annotators: _Annotators, counts: _Counts) -> int | None:
+    """This file's id for the other file's assignment, created when its place is free; None
+    (and a conflict recorded) when it cannot be matched."""
+    row = source.assignments[other_id]
+    name, item_id, position = source.key(other_id)
+    annotator_id = annotators.get(row["annotator_id"])
+    if annotator_id is None:
+        cohort = source.annotators[row["annotator_id"]][1]
+        counts.conflicts.append(MergeConflict(
+            name, item_id, position, f"cohort {annotators.cohort_here(row['annotator_id'])}", f"cohort {cohort}",
+            "the annotator belongs to another cohort here",
+        ))
+        return None
+    here = db.execute(
+        "SELECT id, item_id, swapped FROM assignments WHERE annotator_id = ? AND position = ?", [annotator_id, position]
+    ).fetchone()
+    if here is not None:
+        if here[1] != item_id:
+            counts.conflicts.append(MergeConflict(
+                name, item_id, position, f"item {here[1]}", f"item {item_id}",
+                "the queues differ: this place holds another item here",
+            ))
+            return None
+        if bool(here[2]) != bool(row["swapped"]):
+            counts.conflicts.append(MergeConflict(
+                name, item_id, position, f"swapped={bool(here[2])}", f"swapped={bool(row['swapped'])}",
+                "the same assignment shows the sides the other way round here",
+            ))
+            return None
+        return int(here[0])
+    if not _ensure_item(db, source, item_id, counts):
+        counts.conflicts.append(MergeConflict(
+            name, item_id, position, "item with other content", "item with other content",
+            "the item id holds different content in the two files",
+        ))
+        return None
+    # suggestions are not merged: the assignment keeps its condition, not the link
+    cursor = db.execute(
+        "INSERT INTO assignments (annotator_id, item_id, position, swapped, condition, purpose, suggestion_id, seed,"
+        " created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [annotator_id, item_id, position, row["swapped"], row["condition"], row["purpose"], None,
+         row["seed"], row.get("created") or utc_now()],
+    )
+    counts.assignments += 1
+    return int(cursor.lastrowid or 0)
+
+
+def _ensure_item(db: Any, source: _Source, item_id: str, counts: _Counts) -> bool:
+    here = db.execute("SELECT content_hash FROM items WHERE id = ?", [item_id]).fetchone()
+    theirs = source.item(item_id)
+    if here is not None:
+        return theirs is None or theirs["content_hash"] == here[0]
+    if theirs is None:
+        return False
+    columns = [c for c in _columns(db, "items") if c in theirs]
+    db.execute(
+        f"INSERT INTO items ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+        [theirs[c] for c in columns],
+    )
+    counts.items += 1
+    return True
+
+
+def _merge_judgments(
+    db: Any, source: _Source, other_id: int, target: int, theirs: list[dict[str, Any]],
+    uid_to_id: dict[str, int], columns: list[str], counts: _Counts,
+) -> bool:
+    """Merge one assignment's judgments; False (nothing written) on a conflict."""
+    new = [j for j in theirs if j["uid"] not in uid_to_id]
+    if not new:
+        return True
+    ours = [dict(r) for r in db.query(
+        "SELECT id, uid, label, scores, skip_reason, superseded_by FROM judgments WHERE assignment_id = ? ORDER BY id",
+        [target],
+    )]
+    their_uids = {j["uid"] for j in theirs}
+    our_uids = {j["uid"] for j in ours}
+    our_current = next((j for j in reversed(ours) if j["superseded_by"] is None), None)
+    their_current = next((j for j in reversed(theirs) if j["superseded_by"] is None), None)
+    independent = (
+        our_current is not None and their_current is not None
+        and our_current["uid"] not in their_uids and their_current["uid"] not in our_uids
+    )
+    if independent and _answer(our_current) != _answer(their_current):
+        name, item_id, position = source.key(other_id)
+        counts.conflicts.append(MergeConflict(
+            name, item_id, position, _answer(our_current), _answer(their_current),
+            "judged differently in both files",
+        ))
+        return False
+    other_uid = {j["id"]: j["uid"] for j in theirs}
+    for row in new:
+        values = {c: row[c] for c in columns if c not in ("id", "superseded_by")}
+        values["assignment_id"] = target
+        cursor = db.execute(
+            f"INSERT INTO judgments ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+            list(values.values()),
+        )
+        uid_to_id[row["uid"]] = int(cursor.lastrowid or 0)
+        counts.judgments += 1
+    for row in theirs:
+        if row["superseded_by"] is None:
+            continue
+        successor = uid_to_id.get(other_uid.get(row["superseded_by"], ""))
+        if successor is not None:
+            db.execute(
+                "UPDATE judgments SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL",
+                [successor, uid_to_id[row["uid"]]],
+            )
+    if independent:
+        assert our_current is not None and their_current is not None
+        db.execute(
+            "UPDATE judgments SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL",
+            [our_current["id"], uid_to_id[their_current["uid"]]],
+        )
+        counts.duplicates += 1
+    return True

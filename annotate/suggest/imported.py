@@ -1,0 +1,94 @@
+"""Precomputed LLM labels as suggestions: `annotate labels import ... --as-suggestions`.
+
+The file is read exactly as `labels import` reads it (long or wide layout, --map, --label-map;
+`annotate.formats.labels`), but each vote becomes a `Suggestion` instead of an external label:
+the rater (a column name in the wide layout) is the `source_model`, the cell as written is kept in
+`raw`, and `prompt_hash` is `import:<source>` (the source defaults to the file name), so suggestions
+from different files or runs are told apart. Atomic (all or nothing) and idempotent: a suggestion
+already stored for the same item, model and source is counted as unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from annotate.formats.labels import parse_label_map, parse_labels
+from annotate.formats.mapped import OptionError
+from annotate.formats.reading import CONTAINERS, read_table
+from annotate.model import Suggestion
+from annotate.spec import LabelSchema
+from annotate.store import Store
+
+__all__ = ["SuggestionImport", "import_suggestions"]
+
+
+@dataclass(frozen=True)
+class SuggestionImport:
+    """What an import of suggestions did."""
+
+    added: int
+    unchanged: int
+    models: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+
+    def summary(self) -> str:
+        models = ", ".join(self.models) if self.models else "no model"
+        return f"added {self.added} suggestions ({self.unchanged} unchanged) from {models}"
+
+
+def import_suggestions(
+    store: Store,
+    schema: LabelSchema,
+    path: Path | str,
+    *,
+    layout: str = "long",
+    raters: Sequence[str] | None = None,
+    field_map: Sequence[str] = (),
+    label_map: Sequence[str] = (),
+    source: str | None = None,
+    format: str | None = None,
+) -> SuggestionImport:
+    """Import an LLM judge's labels as suggestions (see the module docstring)."""
+    path = Path(path)
+    if format is not None and format not in CONTAINERS:
+        raise OptionError(f"--format {format!r}: expected one of {', '.join(CONTAINERS)}")
+    codes = parse_label_map(label_map, schema)
+    table = read_table(path, format)
+    source = source or path.name
+    votes = parse_labels(
+        table, schema, cohort="llm", source=source, known_items=set(store.item_ids()), layout=layout,
+        raters=raters, field_map=field_map, label_map=codes,
+    )
+    prompt_hash = f"import:{source}"
+    stored = {
+        (s.item_id, s.source_model): s.label
+        for s in store.suggestions() if s.prompt_hash == prompt_hash and not s.planted
+    }
+    new: dict[tuple[str, str], Suggestion] = {}
+    unchanged = 0
+    conflicts: list[str] = []
+    for vote, record in votes:
+        key = (vote.item_id, vote.rater)
+        if key in stored or key in new:
+            earlier = stored.get(key) or new[key].label
+            if earlier != vote.label:
+                conflicts.append(f"{vote.rater} on {vote.item_id}: {vote.label} at {record.where}, kept {earlier}")
+            unchanged += 1
+            continue
+        raw = json.dumps({"source": source, "cell": vote.raw, "where": record.where}, ensure_ascii=False,
+                         sort_keys=True)
+        new[key] = Suggestion(
+            item_id=vote.item_id, source_model=vote.rater, label=vote.label, prompt_hash=prompt_hash, raw=raw,
+        )
+    warnings = []
+    if conflicts:
+        warnings.append(f"{len(conflicts)} repeated labels that differ (kept the first): " + "; ".join(conflicts[:20]))
+    if not votes:
+        warnings.append(f"{table.file}: no labels found (every cell empty?)")
+    if new:
+        store.add_suggestions(list(new.values()))
+    models = tuple(sorted({v.rater for v, _ in votes}))
+    return SuggestionImport(len(new), unchanged, models, tuple(warnings))

@@ -1,0 +1,236 @@
+"""Asking a judge model about every item of a session, resumably.
+
+For each item that has no suggestion yet from this model and this prompt (same `source_model`,
+same prompt hash, not planted), `suggest_session`:
+
+- pairwise: asks twice, once with slot A shown first and once with slot B first, maps the second
+  verdict back to slot space and stores one `Suggestion` with `label` (the A-first verdict) and
+  `swapped_label` (the B-first verdict, None when that reply had none); the two agreeing is
+  position consistency;
+- single: asks once for a grade on the session's scale;
+- keeps both raw replies as JSON in `Suggestion.raw`: `{"replies": [{"order": "AB", "content":
+  ..., "verdict": ..., "error": ..., "model": ..., "attempts": ...}, ...]}`;
+- when the A-first reply has no verdict (or the request failed), stores no suggestion but a
+  `SuggestionFailure` with the error and raw reply; a later run asks about that item again.
+
+Each item's result is written as soon as it arrives, so an interrupted run loses at most the
+items in flight, and running the same command again resumes. Nothing the model wrote is
+interpreted: replies are searched for a verdict and stored as text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from annotate.model import Item, Suggestion
+from annotate.store.store import Store, SuggestionFailure
+from annotate.suggest.client import ChatClient, ClientConfig, FatalError, SuggestError, UnavailableError
+from annotate.suggest.parse import parse_verdict
+from annotate.suggest.prompts import JudgePrompt
+
+__all__ = ["ItemOutcome", "RunSummary", "flip", "pending_items", "suggest_items", "suggest_session"]
+
+ABORT_AFTER_UNAVAILABLE = 5
+"""Stop the run after this many items in a row found the server unavailable after all retries."""
+
+
+@dataclass(frozen=True)
+class ItemOutcome:
+    """What happened to one item: `stored` (a suggestion) or `failed` (with `error`)."""
+
+    item_id: str
+    status: str
+    label: str | None = None
+    swapped_label: str | None = None
+    error: str = ""
+
+    @property
+    def consistent(self) -> bool | None:
+        """Whether both orders gave the same slot-space verdict (None when not both known)."""
+        if self.label is None or self.swapped_label is None:
+            return None
+        return self.label == self.swapped_label
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """Counts for one `annotate suggest` run."""
+
+    total: int
+    """Items in the session that can be asked about."""
+    skipped: int
+    """Items that already had a suggestion from this model and prompt."""
+    stored: int
+    failed: int
+    consistent: int
+    """Pairwise items whose two orders agreed."""
+    inconsistent: int
+    prompt_hash: str
+    aborted: str = ""
+    """Why the run stopped early, or empty."""
+    errors: tuple[str, ...] = field(default_factory=tuple)
+    """The first few failures as `item: error` (item ids are untrusted text)."""
+
+
+def flip(label: str) -> str:
+    """A pairwise verdict given with the answers presented B-first, mapped back to slot space."""
+    return {"A": "B", "B": "A"}.get(label, label)
+
+
+def pending_items(store: Store, model: str, prompt: JudgePrompt) -> tuple[list[Item], int]:
+    """Items of the prompt's kind with no suggestion from `model` under this prompt yet, and how
+    many were skipped as already done."""
+    done = {
+        s.item_id for s in store.suggestions()
+        if s.source_model == model and s.prompt_hash == prompt.hash and not s.planted
+    }
+    items = [item for item in store.items() if item.kind == prompt.kind]
+    return [item for item in items if item.id not in done], sum(1 for item in items if item.id in done)
+
+
+async def suggest_items(
+    store: Store,
+    items: Sequence[Item],
+    prompt: JudgePrompt,
+    client: ChatClient,
+    *,
+    source_model: str,
+    scale: tuple[int, int] = (1, 10),
+    concurrency: int = 4,
+    progress: Callable[[ItemOutcome], None] | None = None,
+) -> list[ItemOutcome]:
+    """Ask about `items` with at most `concurrency` requests in flight; store each result as it
+    arrives. Raises FatalError (after cancelling the rest) when the server refuses every request."""
+    if concurrency < 1:
+        raise ValueError(f"--concurrency must be at least 1, not {concurrency}")
+    semaphore = asyncio.Semaphore(concurrency)
+    outcomes: list[ItemOutcome] = []
+    unavailable_streak = 0
+
+    async def ask(messages: list[dict[str, str]]) -> dict[str, Any]:
+        async with semaphore:
+            try:
+                reply = await client.complete(messages)
+            except FatalError:
+                raise
+            except SuggestError as exc:
+                return {"content": exc.raw, "error": str(exc), "unavailable": isinstance(exc, UnavailableError)}
+        return {"content": reply.content, "model": reply.model, "finish_reason": reply.finish_reason,
+                "attempts": reply.attempts}
+
+    async def one(item: Item) -> ItemOutcome:
+        orders = ["AB", "BA"] if prompt.kind == "pairwise" else ["A"]
+        try:
+            requests = [prompt.messages(item, first=order[0]) for order in orders]
+        except KeyError as exc:
+            return _record_failure(store, item, source_model, prompt, f"cannot build the prompt: {exc}", [])
+        replies = await asyncio.gather(*(ask(m) for m in requests))
+        for order, reply in zip(orders, replies, strict=True):
+            reply["order"] = order
+            if "error" not in reply:
+                verdict = parse_verdict(reply["content"], prompt.kind, scale)
+                reply["verdict"] = verdict.label
+                if verdict.label is None:
+                    reply["error"] = verdict.error
+                elif order == "BA":
+                    reply["verdict"] = flip(verdict.label)
+        first = replies[0]
+        if first.get("verdict") is None:
+            outcome = _record_failure(store, item, source_model, prompt, first["error"], replies)
+            return replace(outcome, status="unavailable") if first.get("unavailable") else outcome
+        swapped = replies[1].get("verdict") if len(replies) > 1 else None
+        raw = json.dumps({"replies": [{k: v for k, v in r.items() if k != "unavailable"} for r in replies]},
+                         ensure_ascii=False, sort_keys=True)
+        store.add_suggestions([Suggestion(
+            item_id=item.id, source_model=source_model, label=first["verdict"], rationale=first["content"],
+            swapped_label=swapped, planted=False, prompt_hash=prompt.hash, raw=raw,
+        )])
+        return ItemOutcome(item.id, "stored", first["verdict"], swapped)
+
+    tasks = [asyncio.ensure_future(one(item)) for item in items]
+    try:
+        for future in asyncio.as_completed(tasks):
+            outcome = await future
+            outcomes.append(outcome)
+            unavailable_streak = unavailable_streak + 1 if outcome.status == "unavailable" else 0
+            if progress is not None:
+                progress(outcome)
+            if unavailable_streak >= ABORT_AFTER_UNAVAILABLE:
+                raise UnavailableError(
+                    f"the server was unavailable for {unavailable_streak} items in a row ({outcome.error});"
+                    " stopped. Run the command again to resume."
+                )
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return outcomes
+
+
+def _record_failure(
+    store: Store, item: Item, model: str, prompt: JudgePrompt, error: str, replies: list[dict[str, Any]],
+) -> ItemOutcome:
+    raw = json.dumps({"replies": [{k: v for k, v in r.items() if k != "unavailable"} for r in replies]},
+                     ensure_ascii=False, sort_keys=True)
+    store.add_suggestion_failure(SuggestionFailure(item.id, model, prompt.hash, error, raw))
+    return ItemOutcome(item.id, "failed", error=error)
+
+
+def suggest_session(
+    store: Store,
+    prompt: JudgePrompt,
+    config: ClientConfig,
+    *,
+    scale: tuple[int, int] = (1, 10),
+    concurrency: int = 4,
+    limit: int | None = None,
+    source_model: str | None = None,
+    on_start: Callable[[int], None] | None = None,
+    progress: Callable[[ItemOutcome], None] | None = None,
+) -> RunSummary:
+    """Ask the model about every pending item of the session (see the module docstring).
+
+    `source_model` names the suggestions (default: `config.model`); `limit` asks about at most
+    that many pending items; `on_start(n)` is called with the number about to be asked.
+    FatalError propagates (nothing is lost: finished items are stored).
+    """
+    model = source_model or config.model
+    items, skipped = pending_items(store, model, prompt)
+    total = len(items) + skipped
+    if limit is not None:
+        items = items[:limit]
+    if on_start is not None:
+        on_start(len(items))
+    client = ChatClient(config)  # reads the key now: an unset variable fails before any request
+    outcomes: list[ItemOutcome] = []
+    aborted = ""
+
+    def record(outcome: ItemOutcome) -> None:
+        outcomes.append(outcome)
+        if progress is not None:
+            progress(outcome)
+
+    async def main() -> None:
+        async with client:
+            await suggest_items(
+                store, items, prompt, client, source_model=model, scale=scale, concurrency=concurrency,
+                progress=record,
+            )
+
+    try:
+        asyncio.run(main())
+    except UnavailableError as exc:
+        aborted = str(exc)
+    stored = [o for o in outcomes if o.status == "stored"]
+    failed = [o for o in outcomes if o.status != "stored"]
+    return RunSummary(
+        total=total, skipped=skipped, stored=len(stored), failed=len(failed),
+        consistent=sum(1 for o in stored if o.consistent is True),
+        inconsistent=sum(1 for o in stored if o.consistent is False),
+        prompt_hash=prompt.hash, aborted=aborted,
+        errors=tuple(f"{o.item_id}: {o.error}" for o in failed[:5]),
+    )

@@ -1,0 +1,149 @@
+"""A real HTTP server on loopback that speaks OpenAI chat completions, for the suggestion tests.
+
+`ChatServer` runs `http.server.ThreadingHTTPServer` on 127.0.0.1, port 0, in a thread. Each
+`POST /v1/chat/completions` is answered by a *behaviour* chosen from the request's user message:
+the first `behaviours` key found in the text wins, else `default`. A behaviour is a list of
+steps; the n-th request with that key (per order AB/BA) gets step min(n, last). A step is:
+
+    ("judge", delay_s)            reply with the verdict for the answer marked GOOD, after delay_s
+    ("text", content)             reply with this message content
+    ("status", code, headers, body)  an HTTP error with headers and a text body
+    ("raw", body)                 status 200 with this body verbatim (e.g. broken JSON)
+
+Every request is recorded (headers, parsed body, time), so tests can check what was sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Step = tuple[Any, ...]
+
+
+class ChatServer:
+    def __init__(self, behaviours: Mapping[str, Sequence[Step]] | None = None,
+                 default: Sequence[Step] = (("judge", 0.0),)) -> None:
+        self.behaviours = dict(behaviours or {})
+        self.default = list(default)
+        self.requests: list[dict[str, Any]] = []
+        self.counts: dict[tuple[str, str], int] = defaultdict(int)
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    self._send(400, {}, b'{"error": "bad json"}')
+                    return
+                if self.path.rstrip("/") != "/v1/chat/completions":
+                    self._send(404, {}, b'{"error": "not found"}')
+                    return
+                step = server._step(body, dict(self.headers))
+                self._perform(step, body)
+
+            def _perform(self, step: Step, body: dict[str, Any]) -> None:
+                kind = step[0]
+                if kind == "judge":
+                    time.sleep(step[1])
+                    self._reply(body, _judge(body))
+                elif kind == "text":
+                    self._reply(body, step[1])
+                elif kind == "status":
+                    _, code, headers, text = step
+                    self._send(code, headers, text.encode())
+                elif kind == "raw":
+                    self._send(200, {}, step[1].encode())
+                else:
+                    raise ValueError(kind)
+
+            def _reply(self, body: dict[str, Any], content: str) -> None:
+                payload = {
+                    "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
+                    "model": body.get("model", ""),
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                 "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                }
+                self._send(200, {}, json.dumps(payload).encode())
+
+            def _send(self, code: int, headers: Mapping[str, str], data: bytes) -> None:
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for key, value in headers.items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> ChatServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
+
+    def _step(self, body: dict[str, Any], headers: dict[str, str]) -> Step:
+        text = _user_text(body)
+        order = "AB" if _first_answer(text).find("slot-A") >= 0 else "BA"
+        key = next((k for k in self.behaviours if k in text), None)
+        steps = self.behaviours[key] if key is not None else self.default
+        with self.lock:
+            n = self.counts[(key or "", order)]
+            self.counts[(key or "", order)] += 1
+            self.requests.append({"headers": headers, "body": body, "key": key, "order": order,
+                                  "time": time.monotonic()})
+        return steps[min(n, len(steps) - 1)]
+
+
+def _user_text(body: dict[str, Any]) -> str:
+    return "\n".join(m.get("content", "") for m in body.get("messages", []) if m.get("role") == "user")
+
+
+def _first_answer(text: str) -> str:
+    start = text.find("[The Start of Assistant A's Answer]")
+    end = text.find("[The End of Assistant A's Answer]")
+    return text[start:end] if start >= 0 else text
+
+
+def _judge(body: dict[str, Any]) -> str:
+    """A consistent judge: prefers the answer containing GOOD; a tie when neither does."""
+    text = _user_text(body)
+    if "[The Start of Assistant's Answer]" in text:  # single: grade from a GRADE=n marker
+        marker = text.find("GRADE=")
+        grade = text[marker + 6 : marker + 8].strip() if marker >= 0 else "5"
+        return f"The answer is fine.\n\nRating: [[{grade}]]"
+    first = _first_answer(text)
+    if "GOOD" in text and "GOOD" in first:
+        return "Assistant A is clearly better.\n\n[[A]]"
+    if "GOOD" in text:
+        return "Assistant B is clearly better.\n\n[[B]]"
+    return "They are equally good.\n\n[[C]]"
