@@ -111,9 +111,8 @@ def _planted_judgments(store: Store) -> set[int]:
 def _prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tuple[pd.DataFrame, dict[str, int]]:
     import pandas as pd
 
-    from annotate.store.frames import votes_frame
-
     from annotate.adjudication import ADJUDICATION, adjudicated_labels
+    from annotate.store.frames import votes_frame
 
     votes = votes_frame(store)
     excluded = {"planted": 0, "unknown_labels": 0, "adjudication": 0}
