@@ -51,6 +51,22 @@ class ItemClock:
 
     # -- feeding -----------------------------------------------------------------------------
 
+    def painted(self, now_ns: int, shown_at: str) -> None:
+        """Move *shown* to when the item was actually painted; ignored once there was input.
+
+        Panes and the guideline panel already counted as in view or open start counting then too.
+        """
+        if self.first_input_ns is not None or now_ns < self.shown_ns:
+            return
+        self.shown_ns = now_ns
+        self.shown_at = shown_at
+        self._last_activity_ns = now_ns
+        for slot, since in self._pane_since.items():
+            if since is not None:
+                self._pane_since[slot] = now_ns
+        if self._guideline_since is not None:
+            self._guideline_since = now_ns
+
     def input(self, now_ns: int) -> None:
         """The annotator pressed a key or scrolled."""
         if self.first_input_ns is None:

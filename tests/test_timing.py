@@ -67,3 +67,14 @@ def test_guideline_time() -> None:
     assert t.guideline_ms == 4000
     clock.guideline(False, 8 * S)
     assert clock.finish(9 * S).guideline_ms == 6000
+
+
+def test_painted_moves_shown_before_input_only() -> None:
+    clock = ItemClock(0, "early")
+    clock.guideline(True, 0)
+    clock.painted(2 * S, "painted")
+    clock.input(3 * S)
+    clock.painted(4 * S, "late")  # ignored after input
+    t = clock.finish(5 * S)
+    assert t.shown_at == "painted"
+    assert (t.first_input_ms, t.submit_ms, t.active_ms, t.guideline_ms) == (1000, 3000, 3000, 3000)

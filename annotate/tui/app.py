@@ -1,0 +1,294 @@
+"""The annotation app, built by `make_app` from a spec, an open store and an annotator's name.
+
+The app owns the queue, the store thread (every Store call runs there, in order) and the
+prefetcher; screens own the keys. A submit is queued on the store thread and the next item is
+shown at once from what was read and rendered ahead; the progress line says `Saving…` until the
+write is durable and `Saved` after. Quitting waits for every queued write.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual import on, work
+from textual.app import App
+from textual.message import Message
+from textual.strip import Strip
+
+from annotate.guidelines import Guideline, GuidelineError, load_guideline
+from annotate.model import Event, Judgment
+from annotate.plan import PLAN_META_KEY, ensure_queue
+from annotate.spec import SessionSpec
+from annotate.store import Store
+from annotate.tui.queue import Prefetcher, Queue, StoreRunner
+from annotate.tui.render import Doc, LineCache
+from annotate.tui.screens.item import ItemScreen
+from annotate.tui.widgets.progress_line import BREAK_AFTER_S
+
+BREAK_RESET_NS = 5 * 60 * 1_000_000_000
+"""A pause this long (no key at all) counts as a break and restarts the stretch."""
+FULL_GC_IDLE_NS = 2_000_000_000
+"""A full garbage collection runs only after this long without a key..."""
+FULL_GC_EVERY_NS = 60_000_000_000
+"""...and at most this often."""
+
+
+class AnnotateApp(App[None]):
+    """One annotator working through their queue in one session."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "annotate"
+    ENABLE_COMMAND_PALETTE = False
+
+    @dataclass
+    class Saved(Message):
+        """A queued write finished (sent from the store thread)."""
+
+        position: int
+        """Queue position of the judgment, or -1 for events."""
+        error: str = ""
+        """Empty when the write landed."""
+
+    def __init__(
+        self, spec: SessionSpec, store: Store, annotator: str, queue: Queue, guideline: Guideline | None,
+        *, guideline_error: str = "", clock: Callable[[], int] = time.monotonic_ns,
+        sitting_clock: Callable[[], float] = time.monotonic, open_guideline: bool | None = None,
+    ) -> None:
+        super().__init__()
+        self.spec = spec
+        self.store = store
+        self.annotator = annotator
+        """The annotator's name."""
+        self.queue = queue
+        self.guideline = guideline
+        """The session's guideline, stamped on every judgment; None when it failed to load."""
+        self.guideline_error = guideline_error
+        self.clock = clock
+        """Monotonic nanoseconds; tests pass a fake."""
+        self.sitting_clock = sitting_clock
+        """Seconds for the sitting timer; snapshot tests freeze it."""
+        self.open_guideline = not queue.answers if open_guideline is None else open_guideline
+        """Open the guideline panel on the first item (an annotator's very first item)."""
+        self.runner = StoreRunner(store)
+        self.cache = LineCache()
+        self.prefetcher = Prefetcher(self.runner, self.cache)
+        self.save_status = ""
+        """`Saving…`, `Saved` or an error, shown on the progress line."""
+        self.write_errors: list[str] = []
+        self.painted_hooks: list[Callable[[int], None]] = []
+        """Called with the monotonic ns each time an item has been painted (benchmarks, tests)."""
+        self._sitting_start = sitting_clock()
+        self._stretch_start = clock()
+        self._last_activity = self._stretch_start
+        self._quitting = False
+        self._gc_due = False
+        self._gc_was_enabled = gc.isenabled()
+        self._last_full_gc = clock()
+
+    # -- start -------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        # Python's cyclic GC pauses every thread for up to hundreds of ms once the rendered
+        # lines of a few long responses are alive: that, not rendering, made p95 key-to-paint
+        # miss 50 ms. So collect when it cannot be felt: young objects right after read-ahead
+        # finishes, everything only after a pause. Objects from start-up are frozen out of it.
+        gc.freeze()
+        gc.disable()
+        self.set_interval(0.1, self._collect_when_idle)
+        if not self.queue.assignments:
+            self.exit(message="No items to judge in this session yet: import some first.")
+            return
+        start = self.queue.first_unfinished(0)
+        self.push_screen(self._item_screen(start if start is not None else len(self.queue) - 1))
+        if start is None:
+            self.call_after_refresh(self.all_done)
+
+    def _item_screen(self, index: int) -> ItemScreen:
+        if self.spec.kind == "single":
+            from annotate.tui.screens.grade import GradeScreen
+
+            return GradeScreen(index, self.open_guideline)
+        if self.spec.kind == "rubric":
+            from annotate.tui.screens.rubric import RubricScreen
+
+            return RubricScreen(index, self.open_guideline)
+        from annotate.tui.screens.annotate import PairwiseScreen
+
+        return PairwiseScreen(index, self.open_guideline)
+
+    # -- rendering ---------------------------------------------------------------------------
+
+    def lines_for(self, doc: Doc, width: int) -> list[Strip]:
+        """Rendered lines for a pane: prefetched when possible."""
+        return self.prefetcher.lines(doc, width)
+
+    def item_painted(self, now_ns: int) -> None:
+        self._gc_due = True
+        for hook in self.painted_hooks:
+            hook(now_ns)
+
+    def _collect_when_idle(self) -> None:
+        if not self.prefetcher.idle():
+            return
+        now = self.clock()
+        if self._gc_due:
+            self._gc_due = False
+            gc.collect(1)
+        if now - self._last_activity >= FULL_GC_IDLE_NS and now - self._last_full_gc >= FULL_GC_EVERY_NS:
+            self._last_full_gc = now
+            gc.collect()
+
+    def settled(self) -> bool:
+        """Nothing left to do in the background: read-ahead, writes and collection are done
+        (what an annotator's reading time gives; benchmarks wait for it)."""
+        return self.prefetcher.idle() and self.runner.pending == 0 and not self._gc_due
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def write_judgment(self, judgment: Judgment, events: Sequence[Event], position: int) -> None:
+        """Queue a submit (judgment + its events in one transaction) and count it as answered."""
+        self.queue.answers[judgment.assignment_id] = judgment
+        future = self.runner.call(self.store.submit, judgment, list(events))
+        self._track(future, position, judgment)
+
+    def write_events(self, events: Sequence[Event]) -> None:
+        """Queue events that belong to no submit."""
+        self._track(self.runner.call(self.store.log_events, list(events)), -1, None)
+
+    def _track(self, future: Future, position: int, judgment: Judgment | None) -> None:
+        self.save_status = "Saving…"
+        self._refresh_progress()
+
+        def done(f: Future) -> None:
+            error = f.exception()
+            lost = error is not None and judgment is not None
+            if lost and self.queue.answers.get(judgment.assignment_id) is judgment:
+                del self.queue.answers[judgment.assignment_id]
+            self.post_message(self.Saved(position, "" if error is None else str(error)))
+
+        future.add_done_callback(done)
+
+    @on(Saved)
+    def _saved(self, message: Saved) -> None:
+        if message.error:
+            what = f"item {message.position + 1}" if message.position >= 0 else "the event log"
+            self.write_errors.append(message.error)
+            self.save_status = f"NOT SAVED: {what}"
+            self.notify(f"Could not save {what}: {message.error}", severity="error", timeout=30)
+        elif self.runner.pending == 0 and not self.write_errors:
+            self.save_status = "Saved"
+        self._refresh_progress()
+
+    def _refresh_progress(self) -> None:
+        screen = self.screen
+        refresh = getattr(screen, "refresh_progress", None)
+        if refresh is not None:
+            refresh()
+
+    # -- sitting -----------------------------------------------------------------------------
+
+    def note_activity(self, now_ns: int) -> None:
+        if now_ns - self._last_activity > BREAK_RESET_NS:
+            self._stretch_start = now_ns
+        self._last_activity = now_ns
+
+    def sitting_seconds(self) -> float:
+        return max(0.0, self.sitting_clock() - self._sitting_start)
+
+    def break_due(self) -> bool:
+        now = self.clock()
+        if now - self._last_activity > BREAK_RESET_NS:
+            return False
+        return (now - self._stretch_start) / 1e9 >= BREAK_AFTER_S
+
+    # -- the end -----------------------------------------------------------------------------
+
+    def all_done(self) -> None:
+        """Every assignment has an answer: say so; back goes to the last item."""
+        from annotate.tui.screens.finished import FinishedDialog
+
+        if isinstance(self.screen, FinishedDialog):
+            return
+
+        def chosen(what: str | None) -> None:
+            if what == "back":
+                screen = self.screen
+                go_to = getattr(screen, "go_to", None)
+                if go_to is not None:
+                    go_to(len(self.queue) - 1)
+            else:
+                self.quit_after_writes()
+
+        self.push_screen(FinishedDialog(len(self.queue), self.queue.skipped), chosen)
+
+    def quit_after_writes(self) -> None:
+        """Exit once every queued write has landed."""
+        if self._quitting:
+            return
+        self._quitting = True
+        if self.runner.pending:
+            self.save_status = "Saving before quitting…"
+            self._refresh_progress()
+        self._drain_then_exit()
+
+    @work(thread=True, exclusive=True, group="quit", description="Waiting for pending writes")
+    def _drain_then_exit(self) -> None:
+        self.runner.drain()
+        self.call_from_thread(self.exit)
+
+    async def action_quit(self) -> None:
+        self.quit_after_writes()
+
+    def on_unmount(self) -> None:
+        self.prefetcher.close()
+        self.runner.close()
+        gc.unfreeze()
+        if self._gc_was_enabled:
+            gc.enable()
+
+
+def make_app(
+    spec: SessionSpec, store: Store, annotator: str, *, guideline: Guideline | None = None,
+    clock: Callable[[], int] = time.monotonic_ns, sitting_clock: Callable[[], float] = time.monotonic,
+    open_guideline: bool | None = None,
+) -> AnnotateApp:
+    """The app for `annotator` on the session `spec` stored in `store` (already open).
+
+    Creates the annotator's default queue when they have none. `guideline` defaults to the
+    session's (loaded from the project's `guidelines/` or the shipped ones). `open_guideline`
+    defaults to True on an annotator's first item, when they have no judgment yet.
+    """
+    assignments = ensure_queue(store, spec, annotator)
+    ids = {a.id for a in assignments}
+    answers = {j.assignment_id: j for j in store.judgments(annotator) if j.assignment_id in ids}
+    error = ""
+    if guideline is None:
+        try:
+            guideline = load_guideline(spec.guideline, spec.project_dir)
+        except (GuidelineError, OSError) as exc:
+            error = str(exc)
+    return AnnotateApp(
+        spec, store, annotator, Queue(assignments, answers), guideline, guideline_error=error,
+        clock=clock, sitting_clock=sitting_clock, open_guideline=open_guideline,
+    )
+
+
+def run_app(spec: SessionSpec, annotator: str, db: Path | None = None) -> None:
+    """Open the session's store, run the app until the annotator quits, close the store."""
+    with Store.open(db or spec.db, create=True) as store:
+        app = make_app(spec, store, annotator)
+        if not app.queue.assignments:
+            planned = bool(store.get_meta(PLAN_META_KEY))
+            raise ValueError(
+                f"{annotator!r} has no items in session {spec.name!r}: "
+                + ("the plan does not name them (see `annotate plan`)" if planned
+                   else "the session has no items yet (see `annotate import`)")
+            )
+        app.run()
+        if app.return_code not in (None, 0):
+            raise SystemExit(app.return_code)

@@ -1,0 +1,607 @@
+"""ItemScreen: what every annotation screen shares (one item at a time from the queue).
+
+Subclasses (pairwise, grade, rubric) say which panes they show, what the digit keys mean, and
+how their answer becomes a Judgment. Everything else lives here: navigation (submit, back,
+next unfinished, skip), rationale and confidence, scrolling and linked scrolling, the guideline
+panel, the per-item clock and the event log.
+
+Blind by construction: panes receive `Doc`s built by `annotate.tui.content`, which carry only
+conversation and response text; titles are fixed strings; the progress line shows the queue
+position, never the item id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Container
+from textual.events import MouseScrollDown, MouseScrollUp, Resize
+from textual.screen import Screen
+from textual.widgets import Input
+
+from annotate.model import Assignment, Event, Item, Judgment
+from annotate.store.store import utc_now
+from annotate.timing import ItemClock
+from annotate.tui.content import prompt_doc
+from annotate.tui.render import Doc
+from annotate.tui.widgets.doc_view import DocView
+from annotate.tui.widgets.guideline_panel import GuidelinePanel
+from annotate.tui.widgets.key_bar import KeyBar
+from annotate.tui.widgets.label_bar import LabelBar
+from annotate.tui.widgets.progress_line import ProgressLine
+from annotate.tui.widgets.response_pane import ResponsePane
+from annotate.tui.widgets.suggestion import SuggestionController, SuggestionLine
+
+if TYPE_CHECKING:
+    from annotate.tui.app import AnnotateApp
+
+NARROW_BELOW = 120
+"""Terminals narrower than this many columns stack the panes."""
+
+CONFIDENCE_KEYS = "12345"
+
+PREFETCH_DELAY_S = 0.03
+"""Read-ahead starts this long after an item is painted."""
+
+
+def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
+    """Bindings for keys 0-9 to `digit(n)`; `described` maps a key to (description, id)."""
+    bindings: list[BindingType] = []
+    for key in "1234567890":
+        description, binding_id = described.get(key, ("", f"digit-{key}"))
+        bindings.append(Binding(key, f"digit({key})", description, show=False, id=binding_id,
+                                tooltip=description or "Confidence after c"))
+    return bindings
+
+
+class ItemScreen(Screen[None]):
+    """Shows one assignment at a time and records what the annotator does with it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Submit", id="submit", tooltip="Save the answer and go to the next item"),
+        Binding("r", "rationale", "Rationale", id="rationale", show=False,
+                tooltip="Write an optional rationale (Enter closes)"),
+        Binding("c", "confidence", "Confidence", id="confidence", show=False,
+                tooltip="Then 1 (guess) to 5 (certain); 0 clears"),
+        Binding("s", "skip", "Skip", id="skip", tooltip="Skip this item, giving a reason"),
+        Binding("b,backspace", "back", "Back", id="back", tooltip="Previous item, to revise its answer"),
+        Binding("n", "next_unfinished", "Next unfinished", id="next-unfinished", show=False,
+                tooltip="Jump to the next item without an answer"),
+        Binding("g", "guideline", "Guideline", id="guideline", tooltip="Show or hide the guideline"),
+        Binding("question_mark", "help", "Help", id="help", tooltip="Every key"),
+        Binding("q", "quit", "Quit", id="quit", tooltip="Save and quit; starting again resumes here"),
+        Binding("tab", "switch_pane(1)", "Switch pane", id="switch-pane", show=False,
+                tooltip="Scroll keys act on the next pane"),
+        Binding("shift+tab", "switch_pane(-1)", "Previous pane", id="switch-pane-back", show=False,
+                tooltip="Scroll keys act on the previous pane"),
+        Binding("j,down", "scroll('down')", "Scroll down", id="scroll-down", show=False, tooltip="One line"),
+        Binding("k,up", "scroll('up')", "Scroll up", id="scroll-up", show=False, tooltip="One line"),
+        Binding("space,pagedown", "scroll('page_down')", "Page down", id="page-down", show=False, tooltip="One page"),
+        Binding("pageup", "scroll('page_up')", "Page up", id="page-up", show=False, tooltip="One page"),
+        Binding("home", "scroll('home')", "Top", id="scroll-home", show=False, tooltip="Top of the pane"),
+        Binding("end", "scroll('end')", "Bottom", id="scroll-end", show=False, tooltip="Bottom of the pane"),
+        Binding("z", "zoom", "Zoom pane", id="zoom", show=False,
+                tooltip="Show the active pane alone; again to restore"),
+        Binding("escape", "escape", "Cancel", id="escape", show=False,
+                tooltip="Close the rationale, confidence prompt or guideline"),
+        Binding("a", "reveal_suggestion", "Suggestion", id="reveal-suggestion", show=False,
+                tooltip="Show the suggestion, where one can be asked for"),
+    ]
+
+    AUTO_FOCUS = None
+    """Nothing has focus unless the rationale box is open: the screen owns every key."""
+
+    HELP_NOTES: ClassVar[tuple[str, ...]] = (
+        "c then 1-5 sets your confidence (1 guess .. 5 certain); c then 0 clears it.",
+        "The mouse wheel scrolls the pane under the pointer.",
+    )
+    """Lines the help screen shows above the key table."""
+
+    HELP_GROUPS: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()
+    """Extra (title, binding ids) groups a subclass puts first in the help screen."""
+
+    def __init__(self, start_index: int, open_guideline: bool = False) -> None:
+        super().__init__()
+        self.index = start_index
+        """Queue index of the item on screen."""
+        self.open_guideline_on_start = open_guideline
+        self.assignment: Assignment | None = None
+        self.item: Item | None = None
+        self.clock: ItemClock | None = None
+        self.events: list[Event] = []
+        """Events of the item on screen, not yet written."""
+        self.rationale = ""
+        self.confidence: int | None = None
+        self.mode = ""
+        """`confidence` while waiting for a 1-5 key."""
+        self.linked = True
+        """Left and right panes scroll together."""
+        self.active = 0
+        """Index into `scroll_targets()` of the pane the scroll keys act on."""
+        self._painted_ns = 0
+        self._sync_expect: dict[DocView, int] = {}
+        self._last_wheel_event: dict[str, int] = {}
+        self.suggestion = SuggestionController(self)
+        """Shows the item's LLM suggestion as its condition says (widgets/suggestion.py)."""
+
+    @property
+    def annotate_app(self) -> AnnotateApp:
+        return self.app  # type: ignore[return-value]
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        app = self.annotate_app
+        yield ProgressLine(id="progress")
+        yield ResponsePane("Prompt", app.lines_for, id="prompt")
+        with Container(id="panes"):
+            yield from self.compose_panes()
+        yield Input(placeholder="Rationale (optional). Enter or Esc closes.", id="rationale", max_length=4000)
+        yield SuggestionLine(id="suggestion")
+        yield from self.compose_answer()
+        yield KeyBar(id="keys")
+        yield GuidelinePanel(app.guideline, app.guideline_error, app.lines_for, id="guideline")
+
+    def compose_panes(self) -> ComposeResult:
+        """The response panes."""
+        raise NotImplementedError
+
+    def compose_answer(self) -> ComposeResult:
+        """The widgets that show the answer being given (a label bar by default)."""
+        yield LabelBar(id="labels")
+
+    def response_panes(self) -> list[ResponsePane]:
+        return list(self.query_one("#panes").query(ResponsePane))
+
+    def scroll_targets(self) -> list[DocView]:
+        """Panes the scroll keys can act on, in tab order."""
+        targets: list[DocView] = [self.query_one("#prompt", ResponsePane), *self.response_panes()]
+        guideline = self.query_one(GuidelinePanel)
+        if guideline.display:
+            targets.append(guideline)
+        return targets
+
+    def on_mount(self) -> None:
+        self._apply_width(self.app.size.width)
+        guideline = self.query_one(GuidelinePanel)
+        guideline.display = self.open_guideline_on_start
+        self.query_one("#rationale", Input).disabled = True
+        self.active = 1
+        self.show_index(self.index)
+        if self.open_guideline_on_start:
+            self.active = len(self.scroll_targets()) - 1
+        self._mark_active()
+        self.set_interval(15, self.refresh_progress)
+
+    def on_resize(self, event: Resize) -> None:
+        self._apply_width(event.size.width)
+        self.call_after_refresh(self._update_visibility)
+
+    def _apply_width(self, width: int) -> None:
+        self.set_class(width < NARROW_BELOW, "-narrow")
+        # The guideline overlay spans from under the progress line to above the key bar.
+        self.query_one(GuidelinePanel).styles.height = max(3, self.app.size.height - 2)
+
+    # -- hooks for subclasses ----------------------------------------------------------------
+
+    def show_item(self, item: Item, assignment: Assignment) -> None:
+        """Put the item's responses in their panes."""
+        for pane_id, doc in self.docs_for(item, assignment):
+            pane = self.query_one(f"#{pane_id}", ResponsePane)
+            pane.slot = doc.key[-1]
+            pane.show(doc)
+
+    def docs_for(self, item: Item, assignment: Assignment) -> list[tuple[str, Doc]]:
+        """(pane id, document) for each response pane. Pure: called from the read-ahead thread."""
+        raise NotImplementedError
+
+    def has_answer(self) -> bool:
+        raise NotImplementedError
+
+    def clear_answer(self) -> None:
+        raise NotImplementedError
+
+    def load_answer(self, judgment: Judgment) -> None:
+        """Preselect a stored answer (revising)."""
+        raise NotImplementedError
+
+    def answer_fields(self) -> dict[str, Any]:
+        """`label` and `scores` for the Judgment of the answer given."""
+        raise NotImplementedError
+
+    def on_digit(self, digit: str) -> None:
+        """A digit key outside the confidence prompt."""
+        raise NotImplementedError
+
+    def refresh_answer(self) -> None:
+        """Update the answer widgets from the state."""
+        bar = self.query_one(LabelBar)
+        bar.confidence = self.confidence
+        bar.rationale = self.rationale
+        bar.mode = self.mode
+        bar.can_submit = self.has_answer()
+        self.query_one(KeyBar).refresh()
+
+    # -- showing items -----------------------------------------------------------------------
+
+    def show_index(self, index: int) -> None:
+        """Show the assignment at queue index `index` (its stored answer preselected)."""
+        app = self.annotate_app
+        self.index = index
+        assignment = app.queue.assignments[index]
+        item = app.prefetcher.item(assignment.item_id).result()
+        self.assignment, self.item = assignment, item
+        self.events = []
+        self.mode = ""
+        self.clear_answer()
+        self.rationale, self.confidence = "", None
+        stored = app.queue.answers.get(assignment.id)
+        if stored is not None and not stored.skipped:
+            self.load_answer(stored)
+            self.rationale, self.confidence = stored.rationale, stored.confidence
+        self.query_one("#prompt", ResponsePane).show(prompt_doc(item))
+        self.show_item(item, assignment)
+        self.suggestion.start(assignment, stored)
+        now = app.clock()
+        self.clock = ItemClock(now, utc_now())
+        guideline = self.query_one(GuidelinePanel)
+        if guideline.display:
+            self.clock.guideline(True, now)
+        self.refresh_answer()
+        self.refresh_progress()
+        self.record("item.shown", by_annotator=False, position=assignment.position,
+                    revising=stored is not None)
+        self.call_after_refresh(self._painted)
+
+    def _painted(self) -> None:
+        now = self.annotate_app.clock()
+        if self.clock is not None:
+            self.clock.painted(now, utc_now())
+        self._update_visibility()
+        self.annotate_app.item_painted(now)
+        # Read ahead only once this item is on screen: rendering in another thread holds the GIL
+        # for a while and would slow this paint down.
+        self.set_timer(PREFETCH_DELAY_S, partial(self.prefetch_around, self.index))
+
+    def prefetch_around(self, index: int) -> None:
+        """Read and render the neighbours of `index` in the background."""
+        app = self.annotate_app
+        queue = app.queue
+        wanted = [index + 1, index + 2, index - 1]
+        nxt = queue.first_unfinished(index + 1)
+        if nxt is not None:
+            wanted.append(nxt)
+        for i in wanted:
+            if 0 <= i < len(queue) and i != index:
+                assignment = queue.assignments[i]
+                widths = self._widths()
+                app.prefetcher.prefetch(
+                    assignment.item_id,
+                    lambda item, a=assignment, w=widths: self._docs_at(item, a, w),
+                )
+
+    def _widths(self) -> dict[str, int]:
+        views = [self.query_one("#prompt", DocView), *self.response_panes()]
+        return {view.id or "": view.render_width for view in views}
+
+    def _docs_at(self, item: Item, assignment: Assignment, widths: dict[str, int]) -> Iterable[tuple[Doc, int]]:
+        """Documents to render ahead, at the widths their panes had; runs off the UI thread."""
+        for pane_id, doc in [("prompt", prompt_doc(item)), *self.docs_for(item, assignment)]:
+            width = widths.get(pane_id, 0)
+            if width > 0:
+                yield doc, width
+
+    # -- events and the clock ----------------------------------------------------------------
+
+    def record(self, kind: str, *, by_annotator: bool = True, **payload: Any) -> None:
+        """Buffer an event for the item on screen; `by_annotator` marks an input (for the clock)."""
+        app = self.annotate_app
+        now = app.clock()
+        if by_annotator and self.clock is not None:
+            self.clock.input(now)
+        app.note_activity(now)
+        self.events.append(Event(
+            kind=kind, mono_ns=now, wall_time=utc_now(), payload=payload,
+            assignment_id=self.assignment.id if self.assignment else None, annotator=app.annotator,
+        ))
+
+    def flush_events(self) -> None:
+        """Write the buffered events that belong to no submit."""
+        if self.events:
+            self.annotate_app.write_events(self.events)
+            self.events = []
+
+    def _update_visibility(self) -> None:
+        if self.clock is None:
+            return
+        now = self.annotate_app.clock()
+        guideline = self.query_one(GuidelinePanel)
+        for pane in self.response_panes():
+            if pane.slot is None:
+                continue
+            visible = pane.display and pane.region.area > 0
+            if self.maximized is not None and self.maximized is not pane:
+                visible = False
+            if visible and guideline.display:
+                overlap = pane.region.intersection(guideline.region).area
+                visible = overlap < pane.region.area / 2
+            self.clock.pane_visible(pane.slot, visible, now)
+            if visible:
+                self.clock.scrolled(pane.slot, pane.depth if pane.max_scroll_y > 0 else 1.0)
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "submit":
+            return True if self.has_answer() else None
+        if action == "back":
+            return True if self.index > 0 else None
+        if action == "reveal_suggestion":
+            return True if self.suggestion.can_reveal else None
+        if action == "next_unfinished":
+            queue = self.annotate_app.queue
+            nxt = queue.first_unfinished(self.index + 1)
+            return True if nxt is not None and nxt != self.index else None
+        return True
+
+    def action_digit(self, digit: str) -> None:
+        digit = str(digit)
+        if self.mode == "confidence":
+            if digit == "0":
+                self.confidence = None
+            elif digit in CONFIDENCE_KEYS:
+                self.confidence = int(digit)
+            else:
+                self.app.bell()
+                return
+            self.mode = ""
+            self.record("key.confidence", value=self.confidence)
+            self.refresh_answer()
+            return
+        self.on_digit(digit)
+        self.refresh_answer()
+
+    def action_confidence(self) -> None:
+        self.mode = "" if self.mode == "confidence" else "confidence"
+        self.record("key.confidence_prompt", open=self.mode == "confidence")
+        self.refresh_answer()
+
+    def action_rationale(self) -> None:
+        box = self.query_one("#rationale", Input)
+        box.value = self.rationale
+        box.display = True
+        box.disabled = False
+        box.focus()
+        self.record("rationale.open")
+
+    @on(Input.Submitted, "#rationale")
+    def _rationale_done(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._close_rationale(keep=True)
+
+    def _close_rationale(self, keep: bool) -> None:
+        box = self.query_one("#rationale", Input)
+        if keep:
+            self.rationale = box.value.strip()
+        box.display = False
+        box.disabled = True
+        self.set_focus(None)
+        self.record("rationale.close", kept=keep, length=len(self.rationale))
+        self.refresh_answer()
+
+    def action_escape(self) -> None:
+        box = self.query_one("#rationale", Input)
+        if box.display:
+            self._close_rationale(keep=True)
+        elif self.mode:
+            self.mode = ""
+            self.record("key.cancel")
+            self.refresh_answer()
+        elif self.maximized is not None:
+            self.action_zoom()
+        elif self.query_one(GuidelinePanel).display:
+            self.action_guideline()
+
+    def action_submit(self) -> None:
+        if not self.has_answer() or self.assignment is None:
+            return
+        if self.suggestion.intercept_submit(self.answer_fields()["label"]):  # `after`: first answer kept
+            self.refresh_answer()
+            return
+        self.commit(skip_reason=None)
+
+    def action_reveal_suggestion(self) -> None:
+        self.suggestion.reveal()
+
+    def commit(self, skip_reason: str | None) -> None:
+        """Write the answer (or a skip) and move on; an unchanged revision writes nothing."""
+        app = self.annotate_app
+        assert self.assignment is not None and self.clock is not None
+        assignment = self.assignment
+        fields = {"label": None, "scores": {}} if skip_reason else self.answer_fields()
+        prior = app.queue.answers.get(assignment.id)
+        unchanged = (
+            prior is not None and skip_reason is None and not prior.skipped
+            and prior.label == fields["label"] and dict(prior.scores) == dict(fields["scores"])
+            and prior.rationale == self.rationale and prior.confidence == self.confidence
+        )
+        if unchanged:
+            self.record("nav.forward", unchanged=True)
+            self.flush_events()
+        else:
+            self.record("skip" if skip_reason else "key.submit", **({"reason": skip_reason} if skip_reason else {}))
+            now = app.clock()
+            guideline = app.guideline
+            judgment = Judgment(
+                assignment_id=assignment.id, label=fields["label"], scores=fields["scores"],
+                timings=self.clock.finish(now), rationale="" if skip_reason else self.rationale,
+                confidence=None if skip_reason else self.confidence,
+                guideline_id=guideline.id if guideline else app.spec.guideline,
+                guideline_version=guideline.version if guideline else None,
+                skip_reason=skip_reason,
+            )
+            judgment = self.suggestion.complete(judgment, now)
+            app.write_judgment(judgment, self.events, assignment.position)
+            self.events = []
+        revising = prior is not None
+        queue = app.queue
+        if revising and self.index + 1 < len(queue):
+            nxt: int | None = self.index + 1
+        else:
+            nxt = queue.first_unfinished(self.index + 1)
+        if nxt is None:
+            self.clock = None
+            self.refresh_progress()
+            app.all_done()
+            return
+        self.show_index(nxt)
+
+    def action_back(self) -> None:
+        if self.index <= 0:
+            return
+        self.record("nav.back")
+        self.flush_events()
+        self.show_index(self.index - 1)
+
+    def action_next_unfinished(self) -> None:
+        nxt = self.annotate_app.queue.first_unfinished(self.index + 1)
+        if nxt is None or nxt == self.index:
+            return
+        self.record("nav.next_unfinished", to=nxt)
+        self.flush_events()
+        self.show_index(nxt)
+
+    def go_to(self, index: int) -> None:
+        """Show another item (from a dialog), writing this one's events."""
+        self.record("nav.go", to=index)
+        self.flush_events()
+        self.show_index(index)
+
+    def action_skip(self) -> None:
+        from annotate.tui.screens.skip import SkipDialog
+
+        self.record("skip.open")
+
+        def done(reason: str | None) -> None:
+            if reason:
+                self.commit(skip_reason=reason)
+            else:
+                self.record("skip.cancel")
+
+        self.app.push_screen(SkipDialog(), done)
+
+    def action_help(self) -> None:
+        from annotate.tui.screens.help import HelpScreen
+
+        self.record("help.open")
+        self.app.push_screen(HelpScreen(self))
+
+    def action_quit(self) -> None:
+        self.record("app.quit")
+        self.flush_events()
+        self.annotate_app.quit_after_writes()
+
+    def action_guideline(self) -> None:
+        panel = self.query_one(GuidelinePanel)
+        panel.display = not panel.display
+        now = self.annotate_app.clock()
+        self.record("guideline.toggle", open=panel.display)
+        if self.clock is not None:
+            self.clock.guideline(panel.display, now)
+        self.active = len(self.scroll_targets()) - 1 if panel.display else 1
+        self._mark_active()
+        self.call_after_refresh(self._update_visibility)
+
+    def action_zoom(self) -> None:
+        targets = self.scroll_targets()
+        view = targets[min(self.active, len(targets) - 1)]
+        if self.maximized is not None:
+            self.minimize()
+            self.record("pane.zoom", zoomed=False)
+        elif isinstance(view, ResponsePane):
+            self.maximize(view, container=False)
+            self.record("pane.zoom", zoomed=True, pane=self._pane_name(view))
+        self.call_after_refresh(self._update_visibility)
+
+    def action_switch_pane(self, step: int) -> None:
+        targets = self.scroll_targets()
+        self.active = (self.active + int(step)) % len(targets)
+        self.record("key.switch_pane", pane=self._pane_name(targets[self.active]))
+        self._mark_active()
+
+    def _mark_active(self) -> None:
+        targets = self.scroll_targets()
+        self.active = min(self.active, len(targets) - 1)
+        for i, view in enumerate(targets):
+            view.set_class(i == self.active, "-active")
+
+    def _pane_name(self, view: DocView) -> str:
+        if isinstance(view, ResponsePane) and view.slot is not None:
+            return view.slot
+        return view.id or ""
+
+    def action_scroll(self, how: str) -> None:
+        targets = self.scroll_targets()
+        view = targets[min(self.active, len(targets) - 1)]
+        if how == "down":
+            view.scroll_relative(y=1, animate=False, immediate=True)
+        elif how == "up":
+            view.scroll_relative(y=-1, animate=False, immediate=True)
+        elif how == "page_down":
+            view.scroll_relative(y=max(1, view.scrollable_content_region.height - 1), animate=False, immediate=True)
+        elif how == "page_up":
+            view.scroll_relative(y=-max(1, view.scrollable_content_region.height - 1), animate=False, immediate=True)
+        elif how == "home":
+            view.scroll_to(y=0, animate=False, immediate=True)
+        elif how == "end":
+            view.scroll_to(y=view.max_scroll_y, animate=False, immediate=True)
+        self.record("key.scroll", pane=self._pane_name(view), how=how, depth=round(view.depth, 3))
+
+    @on(DocView.Scrolled)
+    def _scrolled(self, message: DocView.Scrolled) -> None:
+        view = message.view
+        expected = self._sync_expect.pop(view, None)
+        if isinstance(view, ResponsePane) and view.slot is not None and self.clock is not None:
+            self.clock.scrolled(view.slot, message.depth)
+        if expected is not None and expected == round(view.scroll_y):
+            return
+        if self.linked and isinstance(view, ResponsePane) and view.slot is not None:
+            for other in self.response_panes():
+                if other is not view and other.slot is not None:
+                    target = round(message.depth * other.max_scroll_y)
+                    if target != round(other.scroll_y):
+                        self._sync_expect[other] = target
+                        other.set_depth(message.depth)
+
+    def on_mouse_scroll_down(self, event: MouseScrollDown) -> None:
+        self._wheel()
+
+    def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
+        self._wheel()
+
+    def _wheel(self) -> None:
+        """Wheel scrolling is activity; logged at most once a second."""
+        now = self.annotate_app.clock()
+        if self.clock is not None:
+            self.clock.input(now)
+        if now - self._last_wheel_event.get("any", 0) > 1_000_000_000:
+            self._last_wheel_event["any"] = now
+            self.record("mouse.scroll")
+
+    # -- progress ----------------------------------------------------------------------------
+
+    def refresh_progress(self) -> None:
+        app = self.annotate_app
+        line = self.query_one(ProgressLine)
+        line.position = self.index
+        line.total = len(app.queue)
+        line.done = app.queue.done
+        line.sitting_s = app.sitting_seconds()
+        line.take_break = app.break_due()
+        line.status = app.save_status
+        line.finished_here = self.assignment is not None and self.assignment.id in app.queue.answers

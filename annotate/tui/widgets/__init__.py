@@ -1,0 +1,1 @@
+"""Widgets of the annotation app, one module each."""

@@ -1,0 +1,55 @@
+"""LabelBar: the outcome keys with the choice highlighted, plus confidence and rationale."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from annotate.safe_text import sanitize
+
+
+class LabelBar(Widget):
+    """Two lines: the key row (`1 Left better  2 Right better ...`) and the extras row."""
+
+    DEFAULT_CSS = """
+    LabelBar { height: 2; }
+    """
+
+    options: reactive[tuple[tuple[str, str], ...]] = reactive(())
+    """(key, label) pairs in key order, e.g. ("1", "Left better")."""
+    selected: reactive[str | None] = reactive(None)
+    """The key of the chosen option, or None."""
+    prefix: reactive[str] = reactive("")
+    """A fixed word before the keys, e.g. `Grade`."""
+    confidence: reactive[int | None] = reactive(None)
+    rationale: reactive[str] = reactive("")
+    mode: reactive[str] = reactive("")
+    """`confidence` while waiting for a 1-5 key; empty otherwise."""
+    can_submit: reactive[bool] = reactive(False)
+
+    def render(self) -> Text:
+        top = Text(no_wrap=True, overflow="ellipsis")
+        if self.prefix:
+            top.append(f" {self.prefix}: ", style="bold")
+        for key, label in self.options:
+            chosen = key == self.selected
+            top.append(" ")
+            top.append(f" {key} ", style="bold reverse" if not chosen else "bold reverse green")
+            top.append(f" {label} ", style="bold green underline" if chosen else "")
+        bottom = Text(no_wrap=True, overflow="ellipsis")
+        if self.mode == "confidence":
+            bottom.append(" Confidence: press 1 (guess) .. 5 (certain), 0 to clear, Esc to cancel", style="bold")
+            return Text("\n").join([top, bottom])
+        conf = f"{self.confidence}/5" if self.confidence else "–"
+        bottom.append(" c", style="bold")
+        bottom.append(f" Confidence {conf}   ")
+        bottom.append("r", style="bold")
+        note = sanitize(self.rationale).replace("\n", " ")
+        bottom.append(f" Rationale {('“' + note + '”') if note else '–'}   ")
+        if self.can_submit:
+            bottom.append(" Enter ", style="bold reverse")
+            bottom.append(" submit")
+        else:
+            bottom.append("choose an answer to submit", style="dim")
+        return Text("\n").join([top, bottom])

@@ -1,0 +1,240 @@
+"""How fast the annotation screen is: key press -> next item painted, and launch -> first item.
+
+Drives the real app headless (`App.run_test`, 160x48) over a session of generated Markdown
+responses (paragraphs, lists, fenced code, a table) of about 2k, 10k and 50k characters per side.
+For each item it presses `1` (Left better), then times `Enter` (submit) until the next item has
+been painted (the screen calls its painted hooks from `call_after_refresh`, i.e. after the
+compositor has drawn the new item). Before each timed key it waits until the prefetcher is idle
+and the previous write has landed, as when an annotator reads for a few seconds; `--rapid`
+sends the next keys straight to the driver as soon as an item is painted (the worst case:
+read-ahead still running or not done, garbage not collected).
+
+Launch is timed in a fresh interpreter: from just before the process starts to the first item
+painted (Python start-up, imports, opening the store, building the queue, first render).
+
+For comparison it also times Textual's own `Markdown` widget updating to the same documents.
+
+    python bench/bench_tui.py                # 200 items per size
+    python bench/bench_tui.py --items 50 --sizes 10000
+
+Targets (issue): p95 under 50 ms at 10k characters; launch under 1 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from annotate.model import Item, Message, Response  # noqa: E402
+from annotate.session import create_session, open_store  # noqa: E402
+
+_SENTENCE = (
+    "the model returns a value when each list item is sorted by key and then printed to the output stream "
+    "because a careful reader checks every claim against the source before trusting an answer that sounds right"
+)
+WORDS = tuple(_SENTENCE.split(" "))
+
+
+def markdown_doc(chars: int, seed: int) -> str:
+    """About `chars` characters of realistic Markdown: headings, paragraphs, lists, code, a table."""
+    rng = random.Random(seed)
+
+    def sentence(n: int) -> str:
+        words = [rng.choice(WORDS) for _ in range(n)]
+        return " ".join(words).capitalize() + "."
+
+    parts: list[str] = []
+    size = 0
+    k = 0
+    while size < chars:
+        k += 1
+        kind = k % 6
+        if kind == 1:
+            part = f"## Step {k}\n\n" + " ".join(sentence(rng.randint(8, 18)) for _ in range(4))
+        elif kind == 2:
+            part = "\n".join(f"- **{rng.choice(WORDS)}**: {sentence(rng.randint(5, 12))}" for _ in range(5))
+        elif kind == 3:
+            body = "\n".join(
+                f"def step_{k}_{i}(xs):\n    return sorted(xs, key=lambda x: x[{i}])  # {rng.choice(WORDS)}"
+                for i in range(4)
+            )
+            part = f"```python\n{body}\n```"
+        elif kind == 4:
+            rows = "\n".join(f"| {rng.choice(WORDS)} | {rng.randint(1, 999)} | {sentence(4)} |" for _ in range(5))
+            part = "| name | count | note |\n|---|---:|---|\n" + rows
+        elif kind == 5:
+            part = "1. " + sentence(10) + "\n2. " + sentence(12) + "\n3. `inline code` and " + sentence(6)
+        else:
+            part = " ".join(sentence(rng.randint(10, 20)) for _ in range(5))
+        parts.append(part)
+        size += len(part) + 2
+    return "\n\n".join(parts)[:chars]
+
+
+def make_items(n: int, chars: int) -> list[Item]:
+    return [
+        Item(
+            id=f"bench-{chars}-{i:04d}", kind="pairwise",
+            conversation=(Message("user", f"Question {i}: explain the sorting helper and its edge cases."),),
+            responses=(Response("A", markdown_doc(chars, 2 * i), "model-a"),
+                       Response("B", markdown_doc(chars, 2 * i + 1), "model-b")),
+        )
+        for i in range(n)
+    ]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+async def key_to_paint(folder: Path, chars: int, n: int, rapid: bool) -> list[float]:
+    """Milliseconds from Enter to the next item painted, for n - 1 submits."""
+    from textual import events
+
+    from annotate.tui import make_app
+
+    spec = create_session(f"bench{chars}", "pairwise", seed=1, folder=folder / "sessions")
+    with open_store(spec) as store:
+        store.add_items(make_items(n, chars))
+        app = make_app(spec, store, "bench", open_guideline=False)
+        painted: list[int] = []
+        app.painted_hooks.append(painted.append)
+        times: list[float] = []
+        async with app.run_test(size=(160, 48)) as pilot:
+            await pilot.pause()
+            for _ in range(n - 1):
+                if not rapid:
+                    while not app.settled():
+                        await asyncio.sleep(0.002)
+                before = len(painted)
+                if rapid:  # straight to the driver: Pilot.press waits for the process to go idle
+                    driver = app._driver
+                    assert driver is not None
+                    driver.send_message(events.Key("1", "1"))
+                    start = time.monotonic_ns()
+                    driver.send_message(events.Key("enter", "\r"))
+                else:
+                    await pilot.press("1")
+                    start = time.monotonic_ns()
+                    await pilot.press("enter")
+                while len(painted) == before:
+                    await asyncio.sleep(0)
+                times.append((painted[before] - start) / 1e6)
+            await pilot.press("q")
+        assert len(store.judgments("bench")) == n - 1
+    return times
+
+
+async def markdown_widget(chars: int, runs: int) -> list[float]:
+    """Milliseconds for Textual's Markdown widget to show a new document and paint it."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Markdown
+
+    class Bench(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Markdown("")
+
+    times: list[float] = []
+    app = Bench()
+    async with app.run_test(size=(80, 48)) as pilot:
+        widget = app.query_one(Markdown)
+        for i in range(runs):
+            text = markdown_doc(chars, 1000 + i)
+            done = asyncio.Event()
+            start = time.monotonic_ns()
+            await widget.update(text)
+            app.call_after_refresh(done.set)
+            await done.wait()
+            times.append((time.monotonic_ns() - start) / 1e6)
+            await pilot.pause()
+    return times
+
+
+LAUNCH_CHILD = """
+import sys, time
+from annotate.session import load_session
+from annotate.store import Store
+from annotate.tui import make_app
+spec = load_session(sys.argv[1])
+with Store.open(spec.db) as store:
+    app = make_app(spec, store, "launch", open_guideline=False)
+    def painted(ns):
+        print(ns, flush=True)
+        app.exit()
+    app.painted_hooks.append(painted)
+    app.run(headless=True, size=(160, 48))
+"""
+
+
+def launch_times(folder: Path, chars: int, runs: int) -> list[float]:
+    spec = create_session(f"launch{chars}", "pairwise", seed=1, folder=folder / "sessions")
+    with open_store(spec) as store:
+        store.add_items(make_items(50, chars))
+    times = []
+    for _ in range(runs):
+        start = time.monotonic_ns()
+        out = subprocess.run([sys.executable, "-c", LAUNCH_CHILD, str(spec.path)], capture_output=True, text=True,
+                             check=True, cwd=folder)
+        painted = int(out.stdout.strip().splitlines()[-1])
+        times.append((painted - start) / 1e6)
+    return times
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"n": len(values), "median_ms": round(statistics.median(values), 1),
+            "p95_ms": round(percentile(values, 95), 1), "max_ms": round(max(values), 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--items", type=int, default=201, help="items per size (submits timed: items - 1)")
+    parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[2000, 10000, 50000])
+    parser.add_argument("--rapid", action="store_true", help="do not wait for read-ahead between keys")
+    parser.add_argument("--launch-runs", type=int, default=5)
+    parser.add_argument("--widget-runs", type=int, default=10)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+
+    results: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for chars in args.sizes:
+            results[f"key_to_paint_{chars}"] = summary(asyncio.run(key_to_paint(folder, chars, args.items, args.rapid)))
+        results["launch_to_first_item_10000"] = summary(launch_times(folder, 10_000, args.launch_runs))
+        if args.widget_runs:
+            for chars in (2000, 10_000):
+                results[f"textual_markdown_widget_{chars}"] = summary(
+                    asyncio.run(markdown_widget(chars, args.widget_runs)))
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    mode = "rapid (no read-ahead wait)" if args.rapid else "annotator pace (read-ahead finished)"
+    print(f"annotate TUI benchmark, 160x48 headless, {mode}")
+    for name, s in results.items():
+        assert isinstance(s, dict)
+        print(f"  {name:<36} n={s['n']:<4} median {s['median_ms']:>7.1f} ms   p95 {s['p95_ms']:>7.1f} ms"
+              f"   max {s['max_ms']:>7.1f} ms")
+    p95_10k = results.get("key_to_paint_10000")
+    launch = results["launch_to_first_item_10000"]
+    assert isinstance(launch, dict)
+    if isinstance(p95_10k, dict):
+        print(f"target p95 < 50 ms at 10k: {'met' if p95_10k['p95_ms'] < 50 else 'MISSED'}"
+              f" ({p95_10k['p95_ms']} ms)")
+    print(f"target launch < 1 s: {'met' if launch['median_ms'] < 1000 else 'MISSED'} (median {launch['median_ms']} ms)")
+
+
+if __name__ == "__main__":
+    main()

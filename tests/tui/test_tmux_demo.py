@@ -1,0 +1,25 @@
+"""Runs scripts/tmux_demo_check.sh: the demo in a real terminal (tmux), three items judged by keys."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "tmux_demo_check.sh"
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_demo_in_tmux() -> None:
+    annotate = Path(sys.executable).with_name("annotate")
+    env = {"PYTHON": sys.executable}
+    if annotate.exists():
+        env["ANNOTATE"] = str(annotate)
+    result = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, **env})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ok: 3 judgments" in result.stdout
