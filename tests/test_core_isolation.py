@@ -43,3 +43,10 @@ def test_cli_help_does_not_load_textual_or_pandas() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_starting_the_app_does_not_import_pandas() -> None:
+    code = "import sys\nimport annotate.tui.app\nprint('pandas' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"

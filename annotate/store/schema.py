@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import sqlite_utils
+from annotate.store._sqlite_utils import sqlite_utils
 
 
 def _v1_initial(db: sqlite_utils.Database) -> None:

@@ -20,8 +20,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
-
 from annotate import __version__
 from annotate.model import (
     Annotator,
@@ -33,6 +31,7 @@ from annotate.model import (
     Suggestion,
     Timings,
 )
+from annotate.store._sqlite_utils import sqlite_utils
 from annotate.store.codec import content_hash, dumps, item_from_row, item_row
 from annotate.store.schema import migrate
 
