@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from annotate import __version__
+from annotate.text import plural
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -75,12 +76,12 @@ def init(name: str, kind: str, guideline: str | None, seed: int | None) -> None:
     """
     import zlib
 
-    from annotate.guidelines import find_guideline
+    from annotate.guidelines import load_guideline
     from annotate.session import create_session
     from annotate.spec import DEFAULT_GUIDELINE
 
     guideline = guideline or DEFAULT_GUIDELINE[kind]
-    find_guideline(guideline, Path.cwd())
+    load_guideline(guideline, Path.cwd())  # found and readable (front matter), or an error naming the file
     seed = seed if seed is not None else zlib.crc32(name.encode("utf-8"))
     spec = create_session(name, kind, guideline, seed)
     click.echo(f"created {_rel(spec.path)} and {_rel(spec.db)} ({kind}, guideline {guideline})")
@@ -121,7 +122,7 @@ def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...]) -> N
     """Import items into a session (and, for arena / mtbench, their votes as external labels).
 
     FILE is our native JSON Lines (one item per line: id, prompt or conversation, responses A and
-    B with their models, category, gold, metadata; see docs/formats.md), or a CSV / JSON / JSON
+    B with their models, category, gold, metadata; see README, 'Getting data in and out'), or a CSV / JSON / JSON
     Lines file of any shape whose fields you map with --map. Without --map id=COL, ids are derived
     from the prompt and responses. The import is all or nothing, and importing the same file again
     changes nothing. Responses that name a model or vendor are listed as a warning.
@@ -173,7 +174,7 @@ def labels() -> None:
               help="The file's format when its extension does not say.")
 @click.option("--as-suggestions", is_flag=True,
               help="An LLM judge's precomputed labels: store them as suggestions to show annotators (the rater"
-                   " is the model), not as votes. See docs/suggestions.md.")
+                   " is the model), not as votes. See README, 'Precomputed LLM labels'.")
 @domain_errors
 def labels_import(
     session: str, file: Path, cohort: str | None, layout: str, raters: str | None, field_map: tuple[str, ...],
@@ -223,8 +224,9 @@ def labels_import(
 
 @main.command()
 @session_argument
-@click.option("--what", type=click.Choice(["items", "judgments", "labels"]), default="judgments",
-              show_default=True, help="items (with model names: for leads), judgments, or imported labels.")
+@click.option("--what", type=click.Choice(["items", "judgments", "labels", "suggestions"]), default="judgments",
+              show_default=True, help="items (with model names: for leads), judgments, imported labels, or LLM"
+                                      " suggestions (with their model names: for leads).")
 @click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "parquet"]), default="csv", show_default=True,
               help="parquet needs pyarrow (pip install 'annotate[parquet]') and -o.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -235,11 +237,12 @@ def labels_import(
 def export(
     session: str, what: str, fmt: str, output: Path | None, include_superseded: bool, include_planted: bool,
 ) -> None:
-    """Export a session's items, judgments or imported labels as CSV, JSON Lines or Parquet.
+    """Export a session's items, judgments, imported labels or suggestions as CSV, JSON Lines or Parquet.
 
     Judgments: one row per current judgment, label in slot space (A/B) and label_side as seen on
-    screen (left/right), with timings, confidence, guideline version, condition. Items as JSON
-    Lines are in the native import format. Columns: docs/formats.md.
+    screen (left/right), with timings, confidence, guideline version, condition, and the suggestion
+    linked to it (label, model, whether it was on screen). Items as JSON Lines are in the native
+    import format. Columns: README, 'Export: annotate export'.
 
     \b
     Example:
@@ -283,30 +286,42 @@ def export(
 @click.option("--bootstrap", "n_boot", type=click.IntRange(0, 100_000), default=1000, show_default=True,
               metavar="B", help="Bootstrap resamples of units for the 95 % intervals (0: no intervals).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (keys in docs/report.md).")
+@click.option("--map", "field_map", multiple=True, metavar="TARGET=COL",
+              help="Long layout: which column holds the unit, rater or label when its name is not one the reader"
+                   " knows: unit=COL, rater=COL, label=COL (as in labels import --map). Repeatable.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (keys in README, 'annotate agreement FILE').")
 @domain_errors
 def agreement(file: Path, layout: str, raters_as_rows: bool, level: str, order: str | None, n_boot: int,
-              seed: int, as_json: bool) -> None:
+              seed: int, field_map: tuple[str, ...], as_json: bool) -> None:
     """Agreement between raters in a ratings file (CSV, TSV, JSONL or JSON); no session needed.
 
     Shows Krippendorff's alpha (with its reliability reading), Fleiss' kappa, Gwet's AC1, percent
     agreement and Cohen's kappa for every pair of raters, each with a 95 % bootstrap interval over
-    units and its n. Empty cells (or NA, ., *) are missing ratings.
+    units and its n. Empty cells (or NA, ., *) are missing ratings. The long layout finds its
+    columns by name (unit: unit, item, item_id, unit_id, id; rater: rater, annotator, coder,
+    observer, judge, rater_id; label: label, rating, value, score, grade), or as --map says.
 
     \b
     Example:
       annotate agreement labels.csv                       # unit,rater,label rows
+      annotate agreement votes.csv --map unit=pair --map rater=who --map label=choice
       annotate agreement sheet.csv --layout wide          # unit,alice,bob,carol
       annotate agreement kripp.csv --layout wide --raters-as-rows --level interval
       annotate agreement grades.csv --level ordinal --order low,mid,high --json
     """
-    from annotate.analysis.ratings_io import agreement_from_file
+    from annotate.analysis.ratings_io import agreement_from_file, parse_column_map
     from annotate.report.build import file_agreement_report
 
     labels = None if order is None else [o for o in order.split(",") if o.strip()]
     if labels is not None and level not in ("nominal", "ordinal"):
         raise click.UsageError(f"--order applies to --level nominal or ordinal, not {level}")
-    result = agreement_from_file(file, layout, level, raters_as_rows, labels, n_boot=n_boot, seed=seed)
+    columns = parse_column_map(field_map) if field_map else None
+    result = agreement_from_file(file, layout, level, raters_as_rows, labels, n_boot=n_boot, seed=seed,
+                                 columns=columns)
+    if as_json:  # the text report shows the warnings itself; the JSON object has exactly its documented keys
+        for warning in result.warnings:
+            click.echo(f"warning: {warning}", err=True)
     report = file_agreement_report(file, result, n_boot, seed)
     _print_report(report, "json" if as_json else "text")
 
@@ -353,8 +368,8 @@ def suggest(
     back to slots and both are stored (position consistency). Replies are kept verbatim; a reply
     without a readable verdict is recorded as a failure, never as a label. Items that already
     have a suggestion from this model and prompt are skipped, so running the command again
-    resumes. Suggestions are only shown under an experiment (spec section [experiment];
-    docs/suggestions.md).
+    resumes. Suggestions are only shown under an experiment (spec section [experiment]; README,
+    'LLM suggestions and anchoring experiments').
 
     \b
     Example:
@@ -391,7 +406,7 @@ def suggest(
 
     def on_start(n: int) -> None:
         nonlocal bar
-        bar = click.progressbar(length=n, label=f"asking about {n} items", file=err, show_pos=True)
+        bar = click.progressbar(length=n, label=f"asking about {plural(n, 'item')}", file=err, show_pos=True)
         bar.__enter__()
 
     try:
@@ -406,14 +421,20 @@ def suggest(
         if bar is not None:
             bar.__exit__(None, None, None)
     asked = summary.stored + summary.failed
+    unanswered = f", {summary.request_failed} without a reply" + (
+        " (server unreachable or HTTP error)" if summary.request_failed else ""
+    )
     click.echo(
-        f"asked about {asked} items: {summary.stored} suggestions, {summary.failed} without a verdict;"
-        f" {summary.skipped} already done (of {summary.total})"
+        f"asked about {plural(asked, 'item')}: {plural(summary.stored, 'suggestion')},"
+        f" {summary.no_verdict} without a verdict{unanswered}; {summary.skipped} already done (of {summary.total})"
     )
     if spec.kind == "pairwise" and summary.stored:
         both = summary.consistent + summary.inconsistent
-        click.echo(f"position consistency: {summary.consistent} of {both} items got the same verdict in both orders")
+        click.echo(f"position consistency: {summary.consistent} of {plural(both, 'item')} got the same verdict"
+                   " in both orders")
     click.echo(f"prompt {summary.prompt_hash[:12]} ({prompt.source})")
+    for line in summary.request_errors:
+        click.echo(f"  no reply: {sanitize(line)[:200]}", err=True)
     for line in summary.errors:
         click.echo(f"  no verdict: {sanitize(line)[:200]}", err=True)
     if summary.aborted:
@@ -424,7 +445,8 @@ def suggest(
 @session_argument
 @click.option("--format", "fmt", type=click.Choice(["text", "md", "html", "json"]), default="text",
               show_default=True, help="text: tables on the terminal; md: Markdown; html: one self-contained file "
-                                      "with charts; json: every figure under stable keys (docs/report.md).")
+                                      "with charts; json: every figure under stable keys (README, 'Agreement and "
+                                      "reports').")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
               help="Write to FILE instead of printing (text becomes plain text).")
 @click.option("--bootstrap", "n_boot", type=click.IntRange(0, 100_000), default=1000, show_default=True,
@@ -475,7 +497,7 @@ def experiment(session: str, dry_run: bool) -> None:
     suggestion, plants wrong suggestions on a share of gold items, and stores the design's hash.
     Seeded by the session seed. Assignments already shown keep theirs, so it is safe to run
     again after `annotate plan` adds work or `annotate suggest` adds suggestions.
-    Rules: docs/suggestions.md.
+    Rules: README, 'The experiment in the spec'.
 
     \b
     Example (spec):
@@ -554,7 +576,7 @@ def plan(session: str, annotators: str | None, overlap: int | None, gold_rate: f
     per annotator; gold items, attention checks and repeats are mixed in at the given rates. The
     same inputs always give the same plan. Running it again after adding items or annotators
     extends the plan: nothing already assigned moves. The [plan] table of the spec is updated to
-    the options used (unless --no-spec). Rules: docs/team.md.
+    the options used (unless --no-spec). Rules: README, 'Planning: annotate plan'.
 
     \b
     Example:
@@ -601,8 +623,7 @@ def plan(session: str, annotators: str | None, overlap: int | None, gold_rate: f
 
         for line in experiment_summary(designed, spec):
             click.echo(line, err=line.startswith("note:"))
-    if not dry_run and not no_spec:
-        write_plan_to_spec(spec.path, plan_table_values(names, k, rates))
+    if not dry_run and not no_spec and write_plan_to_spec(spec.path, plan_table_values(names, k, rates)):
         click.echo(f"spec: [plan] in {_rel(spec.path)} now says what was planned")
 
 
@@ -610,49 +631,88 @@ def plan(session: str, annotators: str | None, overlap: int | None, gold_rate: f
 @session_argument
 @click.argument("others", nargs=-1, required=True, metavar="OTHER.db...",
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--strict", is_flag=True, help="Merge nothing from a file that has any conflict.")
+@click.option("--strict", is_flag=True, help="Merge nothing from a file that has any conflict left.")
+@click.option("--prefer", type=click.Choice(["copy", "here"]), default=None,
+              help="Settle assignments judged differently in both files: copy: the copy's answer becomes current;"
+                   " here: this file's stays current. Both answers are kept either way.")
 @click.pass_context
 @domain_errors
-def merge(ctx: click.Context, session: str, others: tuple[Path, ...], strict: bool) -> None:
+def merge(ctx: click.Context, session: str, others: tuple[Path, ...], strict: bool, prefer: str | None) -> None:
     """Bring back judgments and events from copies of the session file (offline annotators).
 
     Assignments are matched by annotator, item and queue position; judgments and events by their
     unique ids, so merging the same file twice changes nothing. A conflict (one assignment judged
     differently in both files) is listed and that assignment is left alone; the rest is merged
-    (with --strict, nothing from that file). The copy is only read. Exit status 1 on conflicts.
+    (with --strict, nothing from that file). Settle conflicts by merging again with --prefer copy
+    or --prefer here: the copy's judgment comes in either way, and the one not preferred is kept
+    as history, never deleted. The copy is only read. Exit status 1 on conflicts left.
 
     \b
     Example:
       cp sessions/evals.db /media/usb/evals-dave.db     # hand this to dave
       annotate merge evals /media/usb/evals-dave.db     # when dave is back
+      annotate merge evals /media/usb/evals-dave.db --prefer copy   # take dave's answers
     """
+    from annotate.safe_text import sanitize
     from annotate.session import load_session, open_store
     from annotate.store.merge import MergeConflictError, merge_session
 
     spec = load_session(session)
-    conflicts = 0
+    left: list[Any] = []
     with open_store(spec) as store:
         for other in others:
             try:
-                report = merge_session(store, other, strict=strict)
+                report = merge_session(store, other, strict=strict, prefer=prefer)
             except MergeConflictError as exc:
                 report = exc.report
             verb = "merged" if report.written else "NOT merged (strict)"
+            added = ", ".join(plural(n, noun) for n, noun in (
+                (report.judgments, "judgment"), (report.events, "event"), (report.assignments, "assignment"),
+                (report.items, "item"), (report.annotators, "annotator"),
+            ))
             click.echo(
-                f"{verb} {_rel(other)} (sha256 {report.sha256[:12]}): {report.judgments} judgments,"
-                f" {report.events} events, {report.assignments} assignments, {report.items} items,"
-                f" {report.annotators} annotators added; {report.already} judgments already here"
+                f"{verb} {_rel(other)} (sha256 {report.sha256[:12]}): {added} added;"
+                f" {plural(report.already, 'judgment')} already here"
                 + (f"; {report.duplicates} judged the same in both (kept as history)" if report.duplicates else "")
+                + (f"; {plural(len(report.settled), 'conflict')} settled (--prefer {prefer})" if report.settled else "")
             )
             for c in report.conflicts:
                 click.echo(
-                    f"  conflict: {c.annotator}, item {c.item_id}, position {c.position}: here {c.ours},"
-                    f" in the copy {c.theirs} ({c.reason})", err=True,
+                    f"  conflict: {sanitize(c.annotator)}, item {sanitize(c.item_id)}, position {c.position}:"
+                    f" here {sanitize(c.ours)}, in the copy {sanitize(c.theirs)} ({c.reason})", err=True,
                 )
-            conflicts += len(report.conflicts)
-    if conflicts:
-        click.echo(f"{conflicts} conflicts: those assignments were left as they are here", err=True)
+            for t in report.settled:
+                current, history = ("the copy's", "here") if t.kept == "copy" else ("here", "the copy's")
+                answers = {"the copy's": sanitize(t.theirs), "here": sanitize(t.ours)}
+                click.echo(
+                    f"  settled: {sanitize(t.annotator)}, item {sanitize(t.item_id)}, position {t.position}:"
+                    f" {current} {answers[current]} is current; {history} {answers[history]} is kept as history"
+                )
+            left += report.conflicts
+    if left:
+        click.echo(_conflicts_advice(left), err=True)
         ctx.exit(1)
+
+
+def _conflicts_advice(conflicts: list[Any]) -> str:
+    """The closing line of `annotate merge` when conflicts are left: what happened, how to settle."""
+    n = len(conflicts)
+    answers = sum(1 for c in conflicts if c.settleable)
+    places = n - answers
+    left = "that assignment was left as it is" if n == 1 else "those assignments were left as they are"
+    text = f"{plural(n, 'conflict')}: {left} here."
+    if answers:
+        which = "it" if n == 1 else "the ones judged differently"
+        text += (
+            f" To settle {which}, merge the file again with --prefer copy (the copy's answer becomes current)"
+            " or --prefer here (this file's stays current); both answers are kept either way."
+        )
+    if places:
+        text += (
+            f" {plural(places, 'conflict')} of place (the files differ on the queue, the sides or the cohort)"
+            " cannot be settled by --prefer."
+        )
+    return text
 
 
 @main.command()
@@ -691,7 +751,8 @@ def adjudicate(session: str, annotator: str, list_only: bool) -> None:
             votes = ", ".join(f"{sanitize(v.annotator)} {sanitize(v.label)}" for v in d.votes)
             done = f"  -> adjudicated {sanitize(settled[d.item_id])}" if d.item_id in settled else ""
             click.echo(f"{sanitize(d.item_id)}: {votes}{done}")
-        click.echo(f"{len(found)} items in disagreement, {sum(d.item_id in settled for d in found)} adjudicated")
+        adjudicated = sum(d.item_id in settled for d in found)
+        click.echo(f"{plural(len(found), 'item')} in disagreement, {adjudicated} adjudicated")
         return
     from annotate.tui.screens.adjudicate import run_adjudication
 

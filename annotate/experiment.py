@@ -1,7 +1,7 @@
 """Suggestion experiments: which condition each assignment is shown under, and which suggestion
 (DESIGN.md section 6). Pure and seeded; `apply_experiment` wraps it for a session.
 
-The rules, in one place (docs/suggestions.md says the same for leads):
+The rules, in one place (README, "The experiment in the spec", says the same for leads):
 
 - Taking part: assignments of purpose `main`, `gold` and `repeat`. Attention checks and
   adjudication are always `none` with no suggestion. A `repeat` takes the condition of the
@@ -44,6 +44,7 @@ from typing import Any
 from annotate.model import Assignment, Suggestion
 from annotate.spec import DISPLAY_MODES, ExperimentSpec, SessionSpec
 from annotate.store import Store
+from annotate.text import plural
 
 __all__ = [
     "EXPERIMENT_FORMAT",
@@ -236,8 +237,8 @@ def design_experiment(
             conditions[a.id] = ("none", None)
     shown_without = sum(1 for a in taking if conditions[a.id][0] != "none" and conditions[a.id][1] is None)
     if shown_without:
-        notes.append(f"{shown_without} assignments under a display mode have no suggestion for their item"
-                     " (run `annotate suggest` first); they show nothing")
+        notes.append(f"{plural(shown_without, 'assignment')} under a display mode: no suggestion for the item, so"
+                     " nothing is shown (run `annotate suggest` first)")
 
     inputs = {
         "format": EXPERIMENT_FORMAT, "seed": seed, "kind": kind, "scale": list(scale),
@@ -313,7 +314,7 @@ def _choose_suggestions(
         chosen[s.item_id] = s  # the latest wins
     hashes = {s.prompt_hash for s in real if s.source_model == model}
     if len(hashes) > 1:
-        notes.append(f"{model}: suggestions from {len(hashes)} prompts; each item uses its latest")
+        notes.append(f"{model}: suggestions from {plural(len(hashes), 'prompt')}; each item uses its latest")
     return model, chosen
 
 
@@ -515,8 +516,8 @@ def experiment_summary(applied: AppliedExperiment, spec: SessionSpec) -> list[st
         f"experiment {design.hash[:12]}{' (dry run, nothing written)' if applied.dry_run else ''}:"
         f" modes {', '.join(exp.modes)} ({exp.assign}), seed {spec.seed}",
         "assignments: " + ", ".join(f"{mode} {counts.get(mode, 0)}" for mode in order),
-        f"suggestions from {source}; planted wrong on {len(design.planted)} of {len(design.inputs['gold'])}"
-        " gold items",
-        f"{applied.changed} assignments {'would change' if applied.dry_run else 'changed'}",
+        f"suggestions from {source}; planted wrong on {len(design.planted)} of"
+        f" {plural(len(design.inputs['gold']), 'gold item')}",
+        f"{plural(applied.changed, 'assignment')} {'would change' if applied.dry_run else 'changed'}",
     ]
     return lines + [f"note: {note}" for note in design.notes]

@@ -2,8 +2,8 @@
 
 The version is stamped on every judgment, so a lead can tell which wording a label was made under.
 A session names its guideline by id; it is looked up in the project's `guidelines/` folder, then in
-the guidelines shipped with annotate. Ids are plain names, never paths, so a spec cannot point
-outside the project.
+the guidelines shipped with annotate. Ids are plain names, never paths, and a guideline file that is
+a symbolic link leading out of its folder is refused, so a spec cannot point outside the project.
 """
 
 from __future__ import annotations
@@ -55,6 +55,11 @@ def find_guideline(guideline_id: str, project_dir: Path | None = None) -> Path:
     for folder in dirs:
         path = folder / f"{guideline_id}.md"
         if path.is_file():
+            real = path.resolve()
+            if not real.is_relative_to(folder.resolve()):
+                raise GuidelineError(
+                    f"{path}: a symbolic link to {real}, outside {folder}; a guideline must be a file in that folder"
+                )
             return path
     where = ", ".join(str(d) for d in dirs)
     raise GuidelineError(f"guideline {guideline_id!r}: no file {guideline_id}.md in {where}")
@@ -73,7 +78,9 @@ def parse_guideline(path: Path) -> Guideline:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise GuidelineError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        line = exc.object[: exc.start].count(b"\n") + 1
+        found = exc.object[exc.start : exc.start + 1].hex()
+        raise GuidelineError(f"{path}: line {line}: not UTF-8 text (byte 0x{found} at offset {exc.start})") from None
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
         raise GuidelineError(f"{path}: line 1: expected '---' opening the front matter (id, version)")
@@ -102,10 +109,13 @@ def parse_guideline(path: Path) -> Guideline:
 
 
 def list_guidelines(project_dir: Path | None = None) -> list[Guideline]:
-    """Every readable guideline, project ones first; unreadable files are left out."""
+    """Every readable guideline, project ones first; unreadable files and links out of their folder
+    are left out."""
     found: dict[str, Guideline] = {}
     for folder in search_dirs(project_dir):
         for path in sorted(folder.glob("*.md")):
+            if not path.resolve().is_relative_to(folder.resolve()):
+                continue  # a symbolic link out of the folder (find_guideline says why)
             try:
                 guideline = parse_guideline(path)
             except GuidelineError:

@@ -30,6 +30,7 @@ from typing import Any
 from annotate.model import Assignment, Item
 from annotate.spec import SessionSpec
 from annotate.store import Store
+from annotate.text import plural
 
 PLAN_META_KEY = "plan_hash"
 
@@ -204,6 +205,7 @@ def make_plan(
         )
     planned = [a for a in existing if a.purpose != "adjudication"]
     state = _State(names, planned, existing)
+    saturated = all(state.main_count[i] >= overlap for i in main_pool)
     new: list[_New] = []
     new += _allocate_main(state, main_pool, overlap, seed, notes)
     quality_pools = (("gold", gold, rates.gold), ("attention", attention, rates.attention))
@@ -223,6 +225,9 @@ def make_plan(
         for name, (start, segment) in segments.items() for offset, n in enumerate(segment)
     )
     whole = tuple(sorted((*planned, *added), key=lambda a: (a.annotator, a.position)))
+    idle = sorted(set(names) - {a.annotator for a in whole})
+    if idle:
+        notes.append(_idle_note(idle, overlap, main_pool, saturated))
     unbalanced = _unbalanced(whole) if pairwise else []
     if unbalanced:
         notes.append(
@@ -230,6 +235,23 @@ def make_plan(
             + ", ".join(unbalanced[:10]) + (" ..." if len(unbalanced) > 10 else "")
         )
     return Plan(whole, added, plan_digest(inputs, whole), inputs, tuple(notes))
+
+
+def _idle_note(idle: list[str], overlap: int, main_pool: list[str], saturated: bool) -> str:
+    """Why the annotators in `idle` get no assignment at all, and what would give them work."""
+    who = idle[0] if len(idle) == 1 else ", ".join(idle[:-1]) + " and " + idle[-1]
+    them = idle[0] if len(idle) == 1 else "them"
+    gets = "gets" if len(idle) == 1 else "get"
+    if not main_pool:
+        why = "the session has no items to plan as main work"
+        fix = "import items"
+    elif saturated:
+        why = f"every item already has its {overlap} annotators"
+        fix = f"raise --overlap (to {overlap + 1} or more) or import more items"
+    else:
+        why = "the items still needing annotators went to the others"
+        fix = "raise --overlap or import more items"
+    return f"{who} {gets} no items: {why}; {fix} to give {them} work"
 
 
 def plan_digest(inputs: Mapping[str, Any], assignments: Iterable[Assignment]) -> str:
@@ -345,7 +367,7 @@ def _allocate_main(state: _State, pool: list[str], overlap: int, seed: int, note
         for name in keyed[:need]:
             added.append(state.take(_New(name, item_id, "main")))
     if short:
-        notes.append(f"{short} items could not reach overlap {overlap}: too few annotators without them")
+        notes.append(f"{plural(short, 'item')} could not reach overlap {overlap}: too few annotators without them")
     return added
 
 
@@ -371,7 +393,7 @@ def _draw_quality(
     fresh = [i for i in pool if i not in state.has[name]]
     _rng(seed, purpose, name).shuffle(fresh)
     if len(fresh) < want:
-        notes.append(f"{name}: {want} {purpose} items wanted, only {len(fresh)} left in the pool")
+        notes.append(f"{name}: {plural(want, purpose + ' item')} wanted, only {len(fresh)} left in the pool")
     return [state.take(_New(name, item_id, purpose)) for item_id in fresh[:want]]
 
 
@@ -587,7 +609,7 @@ def _mix_repeats(
             state.purpose_count[name, "repeat"] += 1
         placed += len(chosen)
     if placed < want:
-        notes.append(f"{name}: {want} repeats wanted, {placed} fit (a repeat comes at least "
+        notes.append(f"{name}: {plural(want, 'repeat')} wanted, {placed} fit (a repeat comes at least "
                      f"{MIN_REPEAT_GAP} positions after the first showing)")
 
 
@@ -755,22 +777,40 @@ def rewrite_plan_table(text: str, values: Mapping[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_plan_to_spec(path: Path, values: Mapping[str, Any]) -> None:
+def write_plan_to_spec(path: Path, values: Mapping[str, Any]) -> bool:
     """Rewrite the spec file's [plan] table (see `rewrite_plan_table`) atomically, after checking
-    that the result parses and holds exactly `values`."""
+    that the result parses and holds exactly `values`. Returns False, leaving the file untouched,
+    when the table already holds those values (annotators compared as a set, as the plan does)."""
     import os
     import tomllib
 
-    text = path.read_text(encoding="utf-8")
+    raw = path.read_text(encoding="utf-8")
+    bom = "\ufeff" if raw.startswith("\ufeff") else ""  # kept as it was, like every other byte
+    text = raw[len(bom):]
+    if _table_holds(tomllib.loads(text).get("plan", {}), values):
+        return False
     updated = rewrite_plan_table(text, values)
     table = tomllib.loads(updated).get("plan", {})
     if any(table.get(key) != value for key, value in values.items()):
         raise ValueError(f"{path}: could not update the [plan] table safely; edit it by hand to {dict(values)}")
     if updated == text:
-        return
+        return False
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(updated, encoding="utf-8")
+    tmp.write_text(bom + updated, encoding="utf-8")
     os.replace(tmp, path)
+    return True
+
+
+def _table_holds(table: Mapping[str, Any], values: Mapping[str, Any]) -> bool:
+    """Whether a parsed [plan] table already says `values` (the annotators in any order)."""
+    for key, value in values.items():
+        found = table.get(key)
+        if key == "annotators" and isinstance(found, list):
+            if sorted(map(str, found)) != sorted(value) or len(set(found)) != len(found):
+                return False
+        elif isinstance(found, bool) or found != value:
+            return False
+    return True
 
 
 def _toml_value(value: Any) -> str:
@@ -857,15 +897,14 @@ def plan_summary(applied: AppliedPlan) -> list[str]:
     inputs = plan.inputs
     rates = inputs["rates"]
     if applied.dry_run:
-        state = f"dry run, nothing written; {len(plan.new)} assignments would be added"
+        state = f"dry run, nothing written; {plural(len(plan.new), 'assignment')} would be added"
     elif applied.previous_hash is None:
-        state = f"new, {len(plan.new)} assignments"
-    elif applied.unchanged:
-        state = "unchanged"
+        state = f"new, {plural(len(plan.new), 'assignment')}"
     else:
-        state = f"extended, {len(plan.new)} assignments added"
+        state = f"extended, {plural(len(plan.new), 'assignment')} added"
     lines = [
-        f"plan {plan.hash} ({state})",
+        f"plan unchanged (hash {plan.hash})" if applied.unchanged and not applied.dry_run
+        else f"plan {plan.hash} ({state})",
         f"annotators {', '.join(inputs['annotators'])}; overlap {inputs['overlap']}; gold {rates['gold']:.0%},"
         f" attention {rates['attention']:.0%}, repeats {rates['repeat']:.0%}; seed {inputs['seed']}",
     ]
@@ -879,6 +918,6 @@ def plan_summary(applied: AppliedPlan) -> list[str]:
             + f"  total {len(mine)} ({new} new), slot B on the left {sum(a.swapped for a in mine)}"
         )
     if applied.dropped:
-        lines.append(f"dropped {len(applied.dropped)} default-queue assignments that were never shown")
+        lines.append(f"dropped {plural(len(applied.dropped), 'default-queue assignment')} (never shown)")
     lines += [f"note: {note}" for note in plan.notes]
     return lines

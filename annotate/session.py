@@ -1,7 +1,9 @@
 """Finding, creating and opening sessions: a spec in `sessions/` plus its SQLite file.
 
 Every command takes a session as a name (looked up as `sessions/NAME.toml` under the current
-folder) or as a path to its `.toml`.
+folder) or as a path to its `.toml`. A name never leads out of the project: a `sessions/NAME.toml`
+that is a symbolic link to a file outside `sessions/` is refused (a path is the lead's explicit
+choice and is taken as given; its folder is then the project).
 """
 
 from __future__ import annotations
@@ -31,6 +33,12 @@ def resolve_spec_path(ref: str | Path, cwd: Path | None = None) -> Path:
     if not path.is_file():
         raise SessionError(
             f"no session {ref!r}: {path} does not exist (create it with `annotate init {ref}`)"
+        )
+    real = path.resolve()
+    if not real.is_relative_to((cwd / "sessions").resolve()):
+        raise SessionError(
+            f"{path}: a symbolic link to {real}, outside {cwd / 'sessions'}; a session named here must live"
+            " in the project (give the path to the .toml to open a spec elsewhere)"
         )
     return path
 

@@ -129,11 +129,14 @@ def load_spec(path: Path | str) -> SessionSpec:
     """Read and validate a session spec; raise SpecError on anything unexpected."""
     path = Path(path).resolve()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is fine
     except FileNotFoundError:
         raise SpecError(path, "file", "the spec file does not exist") from None
     except UnicodeDecodeError as exc:
-        raise SpecError(path, "file", f"UTF-8 text (byte {exc.start} is not)") from None
+        line = exc.object[: exc.start].count(b"\n") + 1
+        found = exc.object[exc.start : exc.start + 1].hex()
+        where = f"line {line}: byte 0x{found} at offset {exc.start}"
+        raise SpecError(path, "file", f"UTF-8 text ({where} is not)") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -169,11 +172,20 @@ def parse_spec(data: Mapping[str, Any], path: Path) -> SessionSpec:
 
 
 def _db_path(path: Path, value: Any) -> Path:
+    """The session file: a relative name inside the spec's folder, which a symbolic link (the
+    file itself or a folder on the way) cannot lead out of."""
     raw = _str(path, "session.db", value)
     candidate = Path(raw)
-    if candidate.is_absolute() or ".." in candidate.parts:
+    if not candidate.parts or candidate.is_absolute() or ".." in candidate.parts:
         raise SpecError(path, "session.db", "a file name relative to the spec's folder, inside it")
-    return (path.parent / candidate).resolve()
+    folder = path.parent.resolve()
+    resolved = (folder / candidate).resolve()
+    if not resolved.is_relative_to(folder):
+        raise SpecError(
+            path, "session.db",
+            f"a file inside the spec's folder; {raw!r} is a symbolic link to {resolved}, outside it",
+        )
+    return resolved
 
 
 def _schema(path: Path, kind: str, table: Mapping[str, Any]) -> LabelSchema:

@@ -13,6 +13,7 @@ def session_status(spec: SessionSpec, store: Store) -> str:
     items = store.items()
     lines = [
         f"session   {spec.name} ({spec.kind}), guideline {spec.guideline}, seed {spec.seed}",
+        _guideline_line(spec),
         f"spec      {spec.path}",
         f"file      {spec.db}",
         f"plan      {store.get_meta('plan_hash') or 'none yet (queues are seeded per annotator)'}",
@@ -27,6 +28,7 @@ def session_status(spec: SessionSpec, store: Store) -> str:
         lines.append("imported  " + ", ".join(
             f"{n} {cohort} labels from {source}" for (source, cohort), n in sorted(by_source.items())
         ))
+    lines += _suggestion_lines(spec, store)
     people = [a for a in store.annotators() if store.assignments(a.name)]
     if not people:
         lines.append("annotators none has started yet")
@@ -45,6 +47,33 @@ def session_status(spec: SessionSpec, store: Store) -> str:
         lines.append("")
         lines.append(f"items judged by every annotator assigned: {overlap[0]} of {overlap[1]}")
     return "\n".join(lines)
+
+
+def _suggestion_lines(spec: SessionSpec, store: Store) -> list[str]:
+    """LLM suggestions per source model (and replies without a verdict), and the experiment's design."""
+    from annotate.experiment import EXPERIMENT_META_KEY
+    from annotate.safe_text import sanitize
+
+    lines = []
+    real = Counter(s.source_model for s in store.suggestions() if not s.planted)
+    planted = Counter(s.source_model for s in store.suggestions() if s.planted)
+    failed = Counter(f.source_model for f in store.suggestion_failures())
+    models = sorted(set(real) | set(planted) | set(failed))
+    if models:
+        lines.append("suggested " + "; ".join(
+            f"{sanitize(m)}: {real[m]}" + (f" (+{planted[m]} planted)" if planted[m] else "")
+            + (f", {failed[m]} without a verdict" if failed[m] else "")
+            for m in models
+        ))
+    experiment = spec.experiment
+    design = store.get_meta(EXPERIMENT_META_KEY)
+    if experiment.modes != ("none",) or design:
+        source = f", source {experiment.suggestion_source}" if experiment.suggestion_source else ""
+        lines.append(
+            f"experiment modes {', '.join(experiment.modes)} ({experiment.assign}), planted rate "
+            f"{experiment.planted_rate:.0%}{source}; design {design or 'not set up yet (annotate experiment)'}"
+        )
+    return lines
 
 
 def _categories(items: list) -> list[tuple[str, int]]:
@@ -89,3 +118,14 @@ def _duration(ms: int) -> str:
     hours, rest = divmod(seconds, 3600)
     minutes, seconds = divmod(rest, 60)
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{seconds:02d}s"
+
+
+def _guideline_line(spec: SessionSpec) -> str:
+    """The guideline's version and file, or why `annotate start` would refuse it."""
+    from annotate.guidelines import GuidelineError, load_guideline
+
+    try:
+        guideline = load_guideline(spec.guideline, spec.project_dir)
+    except (GuidelineError, OSError) as exc:
+        return f"guideline NOT USABLE: {exc} (annotate start refuses to open until it is fixed)"
+    return f"guideline {guideline.id} v{guideline.version} ({guideline.path})"

@@ -4,10 +4,12 @@ Drives the real app headless (`App.run_test`, 160x48) over a session of generate
 responses (paragraphs, lists, fenced code, a table) of about 2k, 10k and 50k characters per side.
 For each item it presses `1` (Left better), then times `Enter` (submit) until the next item has
 been painted (the screen calls its painted hooks from `call_after_refresh`, i.e. after the
-compositor has drawn the new item). Before each timed key it waits until the prefetcher is idle
-and the previous write has landed, as when an annotator reads for a few seconds; `--rapid`
-sends the next keys straight to the driver as soon as an item is painted (the worst case:
-read-ahead still running or not done, garbage not collected).
+compositor has drawn the new item; the benchmark checks that every row in view was rendered
+then, not left blank). Before each timed key it waits until the prefetcher is idle and the
+previous write has landed, as when an annotator reads for a few seconds; `--rapid` sends the
+next keys straight to the driver as soon as an item is painted (the worst case: nothing read
+or rendered ahead, garbage not collected; the panes render what they show on the key path and
+the render thread the rest of each response later).
 
 Launch is timed in a fresh interpreter: from just before the process starts to the first item
 painted (Python start-up, imports, opening the store, building the queue, first render).
@@ -133,6 +135,10 @@ async def key_to_paint(folder: Path, chars: int, n: int, rapid: bool) -> list[fl
                 while len(painted) == before:
                     await asyncio.sleep(0)
                 times.append((painted[before] - start) / 1e6)
+                for pane in app.screen.response_panes():  # type: ignore[attr-defined]
+                    rows = pane.scrollable_content_region.height
+                    in_view = min(pane.virtual_size.height, round(pane.scroll_y) + rows)
+                    assert pane.rendered >= in_view, f"{pane.id}: {pane.rendered} lines rendered, {in_view} in view"
             await pilot.press("q")
         assert len(store.judgments("bench")) == n - 1
     return times

@@ -9,6 +9,8 @@ steps; the n-th request with that key (per order AB/BA) gets step min(n, last). 
     ("text", content)             reply with this message content
     ("status", code, headers, body)  an HTTP error with headers and a text body
     ("raw", body)                 status 200 with this body verbatim (e.g. broken JSON)
+    ("echo", code)                a leaky server: the request's headers quoted back, in the reply
+                                  content with a verdict (code 200) or in an error body (other codes)
 
 Every request is recorded (headers, parsed body, time), so tests can check what was sent.
 """
@@ -68,6 +70,12 @@ class ChatServer:
                     self._send(code, headers, text.encode())
                 elif kind == "raw":
                     self._send(200, {}, step[1].encode())
+                elif kind == "echo":
+                    quoted = "; ".join(f"{k}: {v}" for k, v in self.headers.items())
+                    if step[1] == 200:
+                        self._reply(body, f"You sent {quoted}\n\n" + _judge(body))
+                    else:
+                        self._send(step[1], {}, json.dumps({"error": f"rejected; your headers: {quoted}"}).encode())
                 else:
                     raise ValueError(kind)
 

@@ -1,5 +1,10 @@
 """A corpus of malformed inputs: each gives a clear error naming the file, the line (or record)
-and the field, and leaves the session file byte-identical."""
+and the field, and leaves the session file byte-identical.
+
+Two lists, every case named: `CASES`, files given to `annotate import` and `annotate labels import`;
+`SESSION_CASES`, a broken spec or guideline in the project, tried with every command that reads it
+(`status`, `import`, `labels import`, `start`, `plan`, `report`, `export`, `adjudicate`, `init`).
+"""
 
 from __future__ import annotations
 
@@ -64,6 +69,8 @@ def _mtbench_judge() -> bytes:
 CASES = [
     Case("broken JSON", "a.jsonl", lambda: lines(pair("a"), '{"id": "b", "prompt": "x",'),
          ("line 2", "broken JSON")),
+    Case("BOM in the middle", "a.jsonl", lambda: lines(pair("a")) + b"\xef\xbb\xbf" + lines(pair("b")),
+         ("line 2", "BOM")),
     Case("invalid UTF-8", "a.jsonl", lambda: lines(pair("a"), pair("b")) + b'{"id": "c", "prompt": "caf\xe9"}\n',
          ("line 3", "byte 0xe9", "UTF-8")),
     Case("UTF-16", "a.jsonl", lambda: "\ufeff".encode("utf-16-le") + lines(pair("a")).decode().encode("utf-16-le"),
@@ -134,6 +141,13 @@ CASES = [
     Case("CSV bad encoding", "a.csv", lambda: b"q,r1,r2\nHi,a,b\nHo,\x80,b\n", ("line 3", "byte 0x80")),
     Case("CSV unterminated quote", "a.csv", lambda: b'q,r1,r2\nHi,"a,b\n',
          ("line", "well-formed CSV"), args=("--map", "prompt=q", "--map", "A=r1", "--map", "B=r2")),
+    Case("CSV quote never closed mid-file", "a.csv",
+         lambda: b'q,r1,r2\nHi,a,b\nHo,"a,b\nHum,a,b\nHey,a,b\n',
+         ("line 3:", "never closed", "read on to the end, line 5"),
+         args=("--map", "prompt=q", "--map", "A=r1", "--map", "B=r2")),
+    Case("labels: CSV quote never closed", "votes.csv",
+         lambda: b'item,rater,label\nn1,ann,A\nn1,"bob,B\nn1,cy,A\n',
+         ("line 3:", "never closed"), args=("--cohort", "expert"), command=("labels", "import")),
     Case("arena record missing a field", "battles.json", _arena_missing_b,
          ("record 2", 'field "conversation_b"'), args=("--format", "arena")),
     Case("arena turns out of order", "battles.json", _arena_bad_role,
@@ -208,3 +222,241 @@ def test_blank_lines_are_ignored(project: Path) -> None:
     session(project)
     (project / "gaps.jsonl").write_bytes(b"\n" + lines(pair("a")) + b"\n  \n" + lines(pair("b")))
     assert "added 2 items" in cli("import", "s", "gaps.jsonl").stdout
+
+
+# -- a broken spec or guideline, through every command that reads it ------------------------------
+
+SPEC_COMMANDS: tuple[tuple[str, ...], ...] = (
+    ("status", "s"),
+    ("import", "s", "ok.jsonl"),
+    ("labels", "import", "s", "votes.csv", "--cohort", "expert"),
+    ("start", "s", "--annotator", "alice"),
+    ("plan", "s", "--annotators", "alice,bob", "--overlap", "2"),
+    ("report", "s", "--bootstrap", "0"),
+    ("export", "s"),
+    ("adjudicate", "s", "--annotator", "carol"),
+)
+"""Every command that loads the spec: each must refuse a broken one before it opens the session file."""
+
+GUIDELINE_COMMANDS: tuple[tuple[str, ...], ...] = (
+    ("start", "s", "--annotator", "alice"),
+    ("adjudicate", "s", "--annotator", "carol"),
+    ("init", "other", "--kind", "pairwise", "--guideline", "house"),
+)
+"""Every command that needs the guideline: each must refuse a broken one before it writes anything."""
+
+
+def edit_spec(project: Path, old: str, new: str) -> None:
+    spec = project / "sessions" / "s.toml"
+    text = spec.read_text(encoding="utf-8")
+    assert old in text, old
+    spec.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def house_guideline(text: bytes | str) -> Callable[[Path], None]:
+    """Use guideline `house` (guidelines/house.md in the project) with this content."""
+
+    def setup(project: Path) -> None:
+        edit_spec(project, 'guideline = "pairwise-chat"', 'guideline = "house"')
+        (project / "guidelines").mkdir(exist_ok=True)
+        path = project / "guidelines" / "house.md"
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
+
+    return setup
+
+
+def _spec_latin1(project: Path) -> None:
+    spec = project / "sessions" / "s.toml"
+    spec.write_bytes(spec.read_bytes().replace(b"# annotate session spec", b"# caf\xe9 session spec"))
+
+
+def _db_link_out(project: Path) -> None:
+    outside = project.parent / f"{project.name}-outside"
+    outside.mkdir()
+    (outside / "elsewhere.db").write_bytes(b"")
+    (project / "sessions" / "link.db").symlink_to(outside / "elsewhere.db")
+    edit_spec(project, 'db = "s.db"', 'db = "link.db"')
+
+
+def _spec_link_out(project: Path) -> None:
+    outside = project.parent / f"{project.name}-outside"
+    outside.mkdir()
+    spec = project / "sessions" / "s.toml"
+    (outside / "s.toml").write_bytes(spec.read_bytes())
+    spec.unlink()
+    spec.symlink_to(outside / "s.toml")
+
+
+def _guideline_link_out(project: Path) -> None:
+    outside = project.parent / f"{project.name}-outside"
+    outside.mkdir()
+    (outside / "house.md").write_text("---\nid: house\nversion: 1\n---\nread me\n")
+    house_guideline("")(project)
+    (project / "guidelines" / "house.md").unlink()
+    (project / "guidelines" / "house.md").symlink_to(outside / "house.md")
+
+
+def _guideline_missing(project: Path) -> None:
+    edit_spec(project, 'guideline = "pairwise-chat"', 'guideline = "nowhere"')
+
+
+@dataclass(frozen=True)
+class SessionCase:
+    name: str
+    setup: Callable[[Path], None]
+    """Breaks something in the project folder (a copy of the seeded one)."""
+    names: str
+    """The file the error must name (relative to the project)."""
+    expected: tuple[str, ...]
+    """Substrings of the error: the line or key, and what was expected."""
+    commands: tuple[tuple[str, ...], ...] = SPEC_COMMANDS
+
+
+SESSION_CASES = [
+    SessionCase("spec: misspelt key", lambda p: edit_spec(p, "seed =", "seeed ="), "sessions/s.toml",
+                ("[session.seeed]", "no such key", "did you mean 'seed'")),
+    SessionCase("spec: misspelt section", lambda p: edit_spec(p, "[experiment]", "[experimnet]"), "sessions/s.toml",
+                ("[experimnet]", "did you mean 'experiment'")),
+    SessionCase("spec: wrong type", lambda p: edit_spec(p, "seed = 1", 'seed = "one"'), "sessions/s.toml",
+                ("[session.seed]", "an integer", "'one'")),
+    SessionCase("spec: unknown display mode", lambda p: edit_spec(p, 'modes = ["none"]', 'modes = ["sometimes"]'),
+                "sessions/s.toml", ("[experiment.modes]", "on_request")),
+    SessionCase("spec: broken TOML", lambda p: edit_spec(p, "[session]", "[session"), "sessions/s.toml",
+                ("valid TOML", "line 2")),
+    SessionCase("spec: duplicate key", lambda p: edit_spec(p, "seed = 1", "seed = 1\nseed = 2"), "sessions/s.toml",
+                ("valid TOML", "line 7")),
+    SessionCase("spec: not UTF-8", _spec_latin1, "sessions/s.toml", ("UTF-8", "line 1: byte 0xe9")),
+    SessionCase("spec: db outside its folder", lambda p: edit_spec(p, 'db = "s.db"', 'db = "../s.db"'),
+                "sessions/s.toml", ("[session.db]", "inside it")),
+    SessionCase("spec: db a symbolic link out of its folder", _db_link_out, "sessions/s.toml",
+                ("[session.db]", "symbolic link", "outside it")),
+    SessionCase("spec: guideline given as a path",
+                lambda p: edit_spec(p, 'guideline = "pairwise-chat"', 'guideline = "../../etc/passwd"'),
+                "sessions/s.toml", ("[session.guideline]", "not a path")),
+    SessionCase("spec: a symbolic link out of sessions/", _spec_link_out, "sessions/s.toml",
+                ("symbolic link", "outside")),
+    SessionCase("guideline: no front matter", house_guideline("# House rules\n\nPick the better one.\n"),
+                "guidelines/house.md", ("line 1", "expected '---' opening the front matter"), GUIDELINE_COMMANDS),
+    SessionCase("guideline: front matter never closed", house_guideline("---\nid: house\nversion: 1\n"),
+                "guidelines/house.md", ("never closed",), GUIDELINE_COMMANDS),
+    SessionCase("guideline: no version", house_guideline("---\nid: house\ntitle: House\n---\nbody\n"),
+                "guidelines/house.md", ("missing 'version'",), GUIDELINE_COMMANDS),
+    SessionCase("guideline: bad front matter line", house_guideline("---\nid: house\nversion 2\n---\nbody\n"),
+                "guidelines/house.md", ("line 3", "'key: value'"), GUIDELINE_COMMANDS),
+    SessionCase("guideline: id differs from its file", house_guideline("---\nid: other\nversion: 1\n---\nbody\n"),
+                "guidelines/house.md", ("front matter id is 'other'", "expected 'house'"), GUIDELINE_COMMANDS),
+    SessionCase("guideline: not UTF-8", house_guideline(b"---\nid: house\nversion: 1\n---\ncaf\xe9\n"),
+                "guidelines/house.md", ("line 5: not UTF-8", "byte 0xe9"), GUIDELINE_COMMANDS),
+    SessionCase("guideline: a symbolic link out of the project", _guideline_link_out, "guidelines/house.md",
+                ("symbolic link", "outside"), GUIDELINE_COMMANDS),
+    SessionCase("guideline: no such file", _guideline_missing, "nowhere.md", ("no file nowhere.md",),
+                GUIDELINE_COMMANDS[:2]),
+]
+
+
+def session_files(project: Path) -> dict[str, str]:
+    """SHA-256 of every file under sessions/ (the session file, its -wal and -shm, the specs)."""
+    import hashlib
+
+    return {
+        str(path.relative_to(project)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted((project / "sessions").iterdir()) if path.is_file()
+    }
+
+
+@pytest.mark.parametrize("case", SESSION_CASES, ids=[c.name for c in SESSION_CASES])
+def test_broken_spec_or_guideline_is_refused_by_every_command_and_nothing_is_written(
+    case: SessionCase, seeded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import shutil
+
+    project = tmp_path / "project"
+    shutil.copytree(seeded / "sessions", project / "sessions")
+    monkeypatch.chdir(project)
+    (project / "ok.jsonl").write_bytes(lines(pair("fresh")))
+    (project / "votes.csv").write_bytes(b"item,rater,label\nn1,zed,A\n")
+    case.setup(project)
+    before = session_files(project)
+    for command in case.commands:
+        result = cli(*command)
+        error = result.stderr.strip()
+        assert result.exit_code == 1, f"{command}: {result.output}"
+        assert error.startswith("Error: ") and error.count("\n") == 0, f"{command}: {error!r}"
+        assert case.names in error, f"{command}: the error does not name {case.names}: {error!r}"
+        for part in case.expected:
+            assert part in error, f"{command}: {part!r} not in {error!r}"
+        assert session_files(project) == before, f"{command} changed the session files"
+    assert not (project / "sessions" / "other.toml").exists()
+
+
+def test_status_says_a_broken_guideline_is_not_usable(seeded: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    shutil.copytree(seeded / "sessions", tmp_path / "sessions")
+    monkeypatch.chdir(tmp_path)
+    house_guideline("no front matter here\n")(tmp_path)
+    before = session_files(tmp_path)
+    result = cli("status", "s")
+    assert result.exit_code == 0
+    assert "guideline NOT USABLE" in result.stdout and "house.md: line 1" in result.stdout
+    assert session_files(tmp_path) == before
+
+
+def test_a_spec_with_a_byte_order_mark_is_read(seeded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    shutil.copytree(seeded / "sessions", tmp_path / "sessions")
+    monkeypatch.chdir(tmp_path)
+    spec = tmp_path / "sessions" / "s.toml"
+    spec.write_bytes(b"\xef\xbb\xbf" + spec.read_bytes())
+    result = cli("status", "s")
+    assert result.exit_code == 0, result.output
+    assert "guideline pairwise-chat v" in result.stdout
+    result = cli("plan", "s", "--annotators", "alice,bob", "--overlap", "2")
+    assert result.exit_code == 0, result.output
+    assert spec.read_bytes().startswith(b"\xef\xbb\xbf")  # the [plan] rewrite keeps the file as it was
+    assert 'annotators = ["alice", "bob"]' in spec.read_text(encoding="utf-8-sig")
+
+
+def test_the_corpus_names_every_kind_of_bad_input_of_the_issue() -> None:
+    names = [c.name for c in CASES] + [c.name for c in SESSION_CASES]
+    assert len(names) == len(set(names)) and len(names) >= 20
+    for kind in ("broken JSON", "invalid UTF-8", "UTF-16", "BOM in the middle", "missing prompt", "unknown field",
+                 "duplicate ids", "empty response", "10 MB field", "unknown gold label", "labels: unknown label",
+                 "prompt is a number", "spec: misspelt key", "guideline: no front matter"):
+        assert kind in names, kind
+
+
+EMPTY_FILES = {
+    "empty.jsonl": b"", "blank.jsonl": b"\n  \n", "empty.json": b"[]", "empty.csv": b"",
+    "header.csv": b"id,prompt,A,B\n", "votes.csv": b"item,rater,label\n",
+}
+
+
+EMPTY_COMMANDS = {
+    "items": ("import",), "labels": ("labels", "import", "--cohort", "crowd"),
+    "suggestions": ("labels", "import", "--as-suggestions"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(EMPTY_COMMANDS))
+@pytest.mark.parametrize("name", sorted(EMPTY_FILES))
+def test_a_file_without_records_is_a_warning_and_writes_nothing(
+    what: str, name: str, seeded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import shutil
+
+    shutil.copytree(seeded / "sessions", tmp_path / "sessions")
+    monkeypatch.chdir(tmp_path)
+    from annotate.session import load_session
+
+    spec = load_session("s")
+    (tmp_path / name).write_bytes(EMPTY_FILES[name])
+    before = fingerprint(spec)
+    result = cli(*EMPTY_COMMANDS[what], "s", name)
+    assert result.exit_code == 0, result.output
+    header = " (only a header)" if name in ("header.csv", "votes.csv") else ""
+    assert result.stderr == f"warning: {name} holds no records{header}\n"
+    assert result.stdout.startswith(f"added 0 {what} (0 unchanged)")
+    assert fingerprint(spec) == before

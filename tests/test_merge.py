@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import time
@@ -206,7 +207,96 @@ def test_cli_merge_lists_conflicts_and_exits_1(planned: SessionSpec) -> None:
         judge(store, first.id, "A", "alice")
     result = CliRunner().invoke(main, ["merge", str(planned.path), str(copy)])
     assert result.exit_code == 1, result.output
-    assert "merged" in result.output and "1 judgments" in result.output
+    assert "merged" in result.output and ": 1 judgment, " in result.output
     assert f"conflict: alice, item {first.item_id}, position 0: here A, in the copy B" in result.output
     clean = CliRunner().invoke(main, ["merge", str(planned.path), str(copy), "--strict"])
     assert "NOT merged (strict)" in clean.output and clean.exit_code == 1
+
+
+def _contested(planned: SessionSpec) -> tuple[Path, int, int, Judgment]:
+    """A copy in which alice answered B on her first item and tie on her second; here she answered A
+    on the first. Returns the copy, both assignment ids and this file's judgment."""
+    copy = copy_of(planned, "alice-copy")
+    with open_store(planned) as store:
+        first, second = store.assignments("alice")[:2]
+    with Store.open(copy) as offline:
+        judge(offline, first.id, "B", "alice")
+        judge(offline, second.id, "tie", "alice")
+    with open_store(planned) as store:
+        ours = judge(store, first.id, "A", "alice")
+    return copy, first.id, second.id, ours
+
+
+@pytest.mark.parametrize("prefer", ["copy", "here"])
+def test_prefer_settles_a_conflict_keeping_both_judgments(planned: SessionSpec, prefer: str) -> None:
+    copy, contested, other, ours = _contested(planned)
+    with Store.open(copy) as offline:
+        theirs = offline.current_judgment(contested)
+    assert theirs is not None
+    with open_store(planned) as store:
+        report = merge_session(store, copy, prefer=prefer)
+        assert report.conflicts == () and report.judgments == 2
+        (settled,) = report.settled
+        assert (settled.ours, settled.theirs, settled.kept) == ("A", "B", prefer)
+        assert (settled.ours_uid, settled.theirs_uid) == (ours.uid, theirs.uid)
+        chain = [j for j in store.judgments(include_superseded=True) if j.assignment_id == contested]
+        assert sorted(j.uid for j in chain) == sorted([ours.uid, theirs.uid]), "both rows kept"
+        current = store.current_judgment(contested)
+        assert current is not None and current.label == ("B" if prefer == "copy" else "A")
+        assert store.current_judgment(other).label == "tie"
+        assert any(e.payload.get("label") == "B" for e in store.events(contested)), "the copy's events came too"
+        log = merge_log(store)[-1]
+        assert log["conflicts"] == 0
+        assert json.loads(log["details"])["settled"][0]["theirs_uid"] == theirs.uid
+    settled_dump = dump(planned.db)
+    with open_store(planned) as store:
+        again = merge_session(store, copy)  # no --prefer needed any more
+        assert again.conflicts == () and again.settled == () and not again.changed and again.already == 2
+    assert dump(planned.db) == settled_dump
+
+
+def test_cli_conflict_says_how_to_settle_and_prefer_settles_it(planned: SessionSpec) -> None:
+    copy, contested, _, _ = _contested(planned)
+    with open_store(planned) as store:
+        item_id = store.assignment(contested).item_id
+    first = CliRunner().invoke(main, ["merge", str(planned.path), str(copy)])
+    assert first.exit_code == 1
+    assert f"conflict: alice, item {item_id}, position 0: here A, in the copy B" in first.stderr
+    assert first.stderr.strip().endswith(
+        "1 conflict: that assignment was left as it is here. To settle it, merge the file again with"
+        " --prefer copy (the copy's answer becomes current) or --prefer here (this file's stays current);"
+        " both answers are kept either way."
+    )
+    settled = CliRunner().invoke(main, ["merge", str(planned.path), str(copy), "--prefer", "copy"])
+    assert settled.exit_code == 0, settled.output
+    assert "1 conflict settled (--prefer copy)" in settled.stdout
+    assert (f"  settled: alice, item {item_id}, position 0: the copy's B is current; here A is kept as history"
+            in settled.stdout)
+    for _ in range(2):
+        again = CliRunner().invoke(main, ["merge", str(planned.path), str(copy)])
+        assert again.exit_code == 0, again.output
+        assert ": 0 judgments, 0 events, 0 assignments, 0 items, 0 annotators added; 2 judgments already here" \
+            in again.stdout
+        assert again.stderr == ""
+    with open_store(planned) as store:
+        assert store.current_judgment(contested).label == "B"
+
+
+def test_a_conflict_of_place_is_not_settled_by_prefer(tmp_path: Path) -> None:
+    spec = create_session("early", "pairwise", seed=5, folder=tmp_path / "sessions")
+    with open_store(spec) as store:
+        store.add_items([make_item(f"q{i:02d}") for i in range(6)])
+    copy = copy_of(spec, "copy")
+    with Store.open(copy) as offline:
+        queue = ensure_queue(offline, spec, "dave")
+        judge(offline, queue[0].id, "B", "dave")
+    from annotate.model import Assignment
+
+    with open_store(spec) as store:
+        other_item = next(i for i in store.item_ids() if i != queue[0].item_id)
+        store.add_assignments([Assignment(0, "dave", other_item, 0)])
+    result = CliRunner().invoke(main, ["merge", str(spec.path), str(copy), "--prefer", "copy"])
+    assert result.exit_code == 1
+    assert "1 conflict of place (the files differ on the queue, the sides or the cohort) cannot be settled" \
+        in result.stderr
+    assert "To settle" not in result.stderr

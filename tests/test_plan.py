@@ -401,3 +401,66 @@ def test_rewrite_plan_table_handles_multiline_arrays_comments_and_a_missing_tabl
     )
     bare = rewrite_plan_table("[session]\nkind = 'single'\n", {"overlap": 3})
     assert bare == "[session]\nkind = 'single'\n\n[plan]\noverlap = 3\n"
+
+
+# -- the command line: notes and the spec file ------------------------------------------------------
+
+
+def _cli_session(project: Path, n: int = 10) -> Path:
+    from click.testing import CliRunner
+
+    from annotate.cli import main
+
+    spec = create_session("evals", "pairwise", seed=5, folder=project / "sessions")
+    with open_store(spec) as store:
+        store.add_items([make_item(f"v{i}") for i in range(n)])
+    planned = CliRunner().invoke(main, ["plan", "evals", "--annotators", "alice,bob,carol", "--overlap", "2"])
+    assert planned.exit_code == 0, planned.output
+    return spec.path
+
+
+def test_an_annotator_left_without_items_is_named_with_the_reason(project: Path) -> None:
+    from click.testing import CliRunner
+
+    from annotate.cli import main
+
+    _cli_session(project)
+    result = CliRunner().invoke(main, ["plan", "evals", "--annotators", "alice,bob,carol,erin", "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert "erin   main 0" in result.stdout
+    assert (
+        "note: erin gets no items: every item already has its 2 annotators; raise --overlap (to 3 or more)"
+        " or import more items to give erin work"
+    ) in result.stderr
+    both = CliRunner().invoke(main, ["plan", "evals", "--annotators", "alice,bob,carol,erin,frank", "--dry-run"])
+    assert "note: erin and frank get no items" in both.stderr and "to give them work" in both.stderr
+    raised = CliRunner().invoke(main, ["plan", "evals", "--annotators", "alice,bob,carol,erin", "--overlap", "3",
+                                       "--dry-run"])
+    assert raised.exit_code == 0 and "gets no items" not in raised.output
+
+
+def test_plan_says_so_when_nobody_gets_anything(project: Path) -> None:
+    plan = make_plan([], [], [], ["alice", "bob"], 2, Rates(), 1)
+    assert plan.notes == ("alice and bob get no items: the session has no items to plan as main work;"
+                          " import items to give them work",)
+
+
+def test_an_unchanged_plan_says_so_and_leaves_the_spec_alone(project: Path) -> None:
+    from click.testing import CliRunner
+
+    from annotate.cli import main
+
+    spec_path = _cli_session(project)
+    spec_path.write_text(spec_path.read_text().replace("overlap = 2", "overlap = 2   # hand-aligned comment"))
+    before = spec_path.read_bytes()
+    stamp = spec_path.stat().st_mtime_ns
+    for args in (["plan", "evals"], ["plan", "evals", "--annotators", "carol,alice,bob", "--overlap", "2"]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        assert result.output.startswith("plan unchanged (hash ")
+        assert "spec:" not in result.output
+        assert spec_path.read_bytes() == before and spec_path.stat().st_mtime_ns == stamp
+    # a plan that does change still updates the spec
+    changed = CliRunner().invoke(main, ["plan", "evals", "--overlap", "3"])
+    assert changed.exit_code == 0 and "(extended, 10 assignments added)" in changed.output
+    assert "spec: [plan] in" in changed.output and load_spec(spec_path).plan.overlap == 3

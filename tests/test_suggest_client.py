@@ -355,7 +355,8 @@ def test_cli_suggest_with_progress_and_summary(store: Store, pairwise_spec: Sess
             "--api-key-env", KEY_ENV, "--concurrency", "2",
         ])
     assert result.exit_code == 0, result.output
-    assert "asked about 2 items: 2 suggestions, 0 without a verdict; 0 already done (of 2)" in result.output
+    assert "asked about 2 items: 2 suggestions, 0 without a verdict, 0 without a reply; 0 already done (of 2)" \
+        in result.output
     assert "position consistency: 2 of 2" in result.output
     assert KEY not in result.output
     assert KEY.encode() not in db_bytes(pairwise_spec)
@@ -369,3 +370,44 @@ def test_cli_print_prompt_and_usage_errors(store: Store) -> None:
     assert result.exit_code == 2 and "--endpoint and --model are required" in result.output
     result = CliRunner().invoke(main, ["suggest", "t", "--endpoint", "ftp://x", "--model", "m"])
     assert result.exit_code == 1 and "expected an http(s) URL" in result.output
+
+
+def test_a_failed_request_is_counted_apart_from_a_reply_without_a_verdict(store: Store) -> None:
+    store.add_items([pair("fine"), pair("mute"), pair("refused"), pair("broken")])
+    behaviours = {
+        "mute": [("text", "Both have merits.")],
+        "refused": [("status", 400, {}, '{"error": "context too long"}')],
+        "broken": [("raw", "<html>proxy error</html>")],
+    }
+    with ChatServer(behaviours) as server:
+        summary = run(store, server)
+    assert (summary.stored, summary.no_verdict, summary.request_failed, summary.failed) == (1, 1, 2, 3)
+    assert [e.split(":")[0] for e in summary.errors] == ["mute"]
+    assert sorted(e.split(":")[0] for e in summary.request_errors) == ["broken", "refused"]
+    assert {f.item_id for f in store.suggestion_failures()} == {"mute", "refused", "broken"}
+
+
+def test_cli_says_an_unreachable_server_gave_no_reply_not_no_verdict(store: Store) -> None:
+    store.add_items([pair("e1"), pair("e2")])
+    with ChatServer() as server:
+        url = server.url  # closed when the block ends: nothing listens there any more
+    result = CliRunner().invoke(main, [
+        "suggest", "t", "--endpoint", url, "--model", "judge-1", "--max-retries", "0", "--timeout", "2",
+    ])
+    assert result.exit_code == 0, result.output
+    assert (
+        "asked about 2 items: 0 suggestions, 0 without a verdict, 2 without a reply"
+        " (server unreachable or HTTP error); 0 already done (of 2)"
+    ) in result.stdout
+    assert "no verdict" not in result.stderr
+    assert "  no reply: e1: cannot reach" in result.stderr and "  no reply: e2: cannot reach" in result.stderr
+
+
+def test_cli_summary_for_one_item_is_singular(store: Store) -> None:
+    store.add_items([pair("only")])
+    with ChatServer() as server:
+        result = CliRunner().invoke(main, ["suggest", "t", "--endpoint", server.url, "--model", "judge-1",
+                                           "--api-key-env", KEY_ENV])
+    assert result.exit_code == 0, result.output
+    assert "asked about 1 item: 1 suggestion, 0 without a verdict, 0 without a reply;" in result.stdout
+    assert "position consistency: 1 of 1 item got the same verdict" in result.stdout

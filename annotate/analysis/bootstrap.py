@@ -21,6 +21,7 @@ from annotate.analysis.estimate import Estimate
 
 __all__ = [
     "DEFAULT_N_BOOT",
+    "MIN_UNITS_FOR_INTERVAL",
     "bootstrap_sums",
     "estimate_from_features",
     "estimates_from_features",
@@ -37,6 +38,10 @@ _MAX_CELLS = 1 << 22
 
 _MIN_DEFINED_SHARE = 0.5
 """An interval is reported only if at least this share of resamples gave a finite statistic."""
+
+MIN_UNITS_FOR_INTERVAL = 2
+"""No interval from fewer units than this: every resample of one unit is that unit, so the
+"interval" would be the point estimate twice (e.g. ``[-1.000, -1.000]``), which reads as certainty."""
 
 
 def resample_counts(rng: np.random.Generator, n_units: int, n_boot: int) -> Iterator[np.ndarray]:
@@ -126,13 +131,15 @@ def estimates_from_features(
 ) -> dict[str, Estimate]:
     """Several statistics of the same feature sums, all evaluated on the *same* resamples.
 
-    Returns one `Estimate` per key of ``statistics``, with the given counts.
+    Returns one `Estimate` per key of ``statistics``, with the given counts.  With fewer than
+    `MIN_UNITS_FOR_INTERVAL` units (``n_units``: the units the statistic is about) the intervals are
+    NaN: there is nothing to resample.
     """
     features = np.asarray(features, dtype=np.float64)
     if features.shape[0] == 0:
         return {name: Estimate.undefined(n_units, n_raters, n_pairable) for name in statistics}
     total = features.sum(axis=0, keepdims=True)
-    boots = bootstrap_sums(features, n_boot, seed)
+    boots = bootstrap_sums(features, n_boot if n_units >= MIN_UNITS_FOR_INTERVAL else 0, seed)
     out: dict[str, Estimate] = {}
     for name, statistic in statistics.items():
         point = float(statistic(total)[0])

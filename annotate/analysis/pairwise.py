@@ -22,7 +22,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from annotate.analysis.bootstrap import DEFAULT_N_BOOT, estimates_from_features, safe_ratio
+from annotate.analysis.bootstrap import (
+    DEFAULT_N_BOOT,
+    MIN_UNITS_FOR_INTERVAL,
+    estimates_from_features,
+    safe_ratio,
+)
 from annotate.analysis.estimate import Estimate
 
 __all__ = ["LABEL_CLASSES", "PairAgreement", "majority_agreement", "type_agreement"]
@@ -134,7 +139,8 @@ def _agreement_from_item_sums(
     )
     w = est["with"]
     wo = est["without"]
-    without = Estimate(wo.estimate, wo.ci_low, wo.ci_high, n_items_nt, n_raters, n_pairs_nt)
+    lo, hi = (wo.ci_low, wo.ci_high) if n_items_nt >= MIN_UNITS_FOR_INTERVAL else (float("nan"), float("nan"))
+    without = Estimate(wo.estimate, lo, hi, n_items_nt, n_raters, n_pairs_nt)
     return PairAgreement(type_x, type_y, w, without, n_pairs, n_pairs_nt, n_items)
 
 

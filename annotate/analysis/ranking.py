@@ -9,7 +9,9 @@ grouping pass), by Newton's method on the log-strengths, vectorised over bootstr
 vanishing ridge (1e-6 * sum theta^2 / 2) keeps the fit finite when a model won or lost every battle
 (where the MLE does not exist; Ford 1957) and fixes the scale origin; it moves well-determined
 ratings by far less than a rating point.  Models in separate connected components of the battle
-graph are not comparable; the ridge centres each component on the same mean.
+graph (never compared, directly or through other models) are not comparable: the ridge centres each
+component on the same mean, so their ratings say nothing about each other.  `rank_models` numbers
+the components (``RankingRow.component``) and ranks within each.
 
 Scale: Elo-like, rating_i = 1000 + 400 * log10(exp(theta_i)) = 1000 + 400 theta_i / ln 10 with the
 mean of theta fixed at 0, so the mean rating is 1000 and a 400-point gap means 10:1 odds.
@@ -17,7 +19,8 @@ mean of theta fixed at 0, so the mean rating is 1000 and a 400-point gap means 1
 Intervals: resampling the N battles with replacement is one multinomial draw of N over the
 (pair, outcome) cells with the observed cell shares, so each bootstrap round is a vectorised
 ``Generator.multinomial`` draw followed by a refit; 95 % percentile intervals.
-Rank = 1 + the number of models whose lower bound lies above this model's upper bound.
+Rank = 1 + the number of models of the same component whose lower bound lies above this model's
+upper bound.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ __all__ = [
     "WINNER_CODES",
     "PairCounts",
     "RankingRow",
+    "components",
     "fit_bradley_terry",
     "pair_counts",
     "pair_counts_from_arrays",
@@ -223,9 +227,12 @@ class RankingRow:
         model: model name.
         rating: Bradley-Terry rating on the Elo-like scale (mean 1000, see module docstring).
         ci_low, ci_high: 95 % bootstrap percentile interval of the rating (NaN without bootstrap).
-        rank: 1 + number of models whose ci_low > this model's ci_high (by rating if no intervals).
+        rank: 1 + number of models of the same component whose ci_low > this model's ci_high (by
+            rating if no intervals).
         win_rate: (wins + 0.5 ties) / battles.
         n_battles, wins, losses, ties: this model's battle counts (ties include both_bad).
+        component: the connected component of the battle graph the model is in, numbered from 1
+            (the one with most models first). Ratings and ranks compare only within a component.
     """
 
     model: str
@@ -238,10 +245,12 @@ class RankingRow:
     wins: int
     losses: int
     ties: int
+    component: int = 1
 
     def to_json(self) -> dict[str, Any]:
         """Plain-JSON form with NaN as ``None``."""
         return {
+            "component": self.component,
             "model": self.model,
             "rating": json_number(self.rating),
             "ci": [json_number(self.ci_low), json_number(self.ci_high)],
@@ -275,11 +284,42 @@ def _model_totals(counts: PairCounts) -> np.ndarray:
     return np.column_stack([wins, losses, ties])
 
 
-def _ranks(rating: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """1 + number of models whose interval lies wholly above (falls back to point ratings)."""
+def components(counts: PairCounts) -> np.ndarray:
+    """The connected component of each model in the graph of pairs with battles, shape ``(K,)``.
+
+    Numbered from 1: most models first, then most battles, then by the first model name. A model
+    without battles is a component of its own.
+    """
+    k = len(counts.models)
+    parent = list(range(k))
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    played = counts.outcomes.sum(axis=1) > 0
+    for i, j in counts.pairs[played]:
+        a, b = root(int(i)), root(int(j))
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    roots = np.array([root(m) for m in range(k)], dtype=np.int64)
+    battles = np.zeros(k)
+    np.add.at(battles, roots[counts.pairs[:, 0]], counts.outcomes.sum(axis=1))
+    order = sorted(set(roots.tolist()), key=lambda r: (-int((roots == r).sum()), -battles[r], counts.models[r]))
+    number = {r: n for n, r in enumerate(order, start=1)}
+    return np.array([number[r] for r in roots.tolist()], dtype=np.int64)
+
+
+def _ranks(rating: np.ndarray, low: np.ndarray, high: np.ndarray, group: np.ndarray | None = None) -> np.ndarray:
+    """1 + number of models of the same group whose interval lies wholly above (falls back to point ratings)."""
     lo = np.where(np.isfinite(low), low, rating)
     hi = np.where(np.isfinite(high), high, rating)
-    return 1 + (lo[None, :] > hi[:, None]).sum(axis=1)
+    above = lo[None, :] > hi[:, None]
+    if group is not None:
+        above &= group[None, :] == group[:, None]
+    return 1 + above.sum(axis=1)
 
 
 def rank_models(
@@ -289,11 +329,13 @@ def rank_models(
     *,
     ridge: float = RIDGE,
 ) -> tuple[RankingRow, ...]:
-    """Bradley-Terry leaderboard with bootstrap intervals, best rating first.
+    """Bradley-Terry leaderboard with bootstrap intervals: component by component, best rating first.
 
     battles: one row per battle (see `pair_counts`) or pre-aggregated `PairCounts` (e.g. from
     `pair_counts_from_arrays`).  Models without battles are left out.  ``n_boot`` rounds of battle
-    resampling seeded by ``seed`` (0 rounds: no intervals).
+    resampling seeded by ``seed`` (0 rounds: no intervals).  When the battle graph is not connected,
+    each row's ``component`` says which group of mutually comparable models it belongs to, and ranks
+    count only models of the same component.
     """
     counts = battles if isinstance(battles, PairCounts) else pair_counts(battles)
     counts = _played(counts)
@@ -306,10 +348,11 @@ def rank_models(
         bounds = np.array([percentile_interval(boots[:, m]) for m in range(k)])
     else:
         bounds = np.full((k, 2), np.nan)
-    ranks = _ranks(rating, bounds[:, 0], bounds[:, 1])
+    group = components(counts)
+    ranks = _ranks(rating, bounds[:, 0], bounds[:, 1], group)
     totals = _model_totals(counts)
     rows = []
-    for m in np.argsort(-rating, kind="stable"):
+    for m in np.lexsort((-rating, group)):
         wins, losses, ties = (round(float(x)) for x in totals[m])
         n = wins + losses + ties
         rows.append(
@@ -324,6 +367,7 @@ def rank_models(
                 wins=wins,
                 losses=losses,
                 ties=ties,
+                component=int(group[m]),
             )
         )
     return tuple(rows)

@@ -5,9 +5,10 @@ Formats, by extension: ``.csv``, ``.tsv`` / ``.tab`` (UTF-8, a BOM is ignored), 
 
 Layouts:
 
-* ``long``: one row per rating, columns ``unit``, ``rater``, ``label`` (also accepted: ``item`` /
-  ``id`` for unit, ``annotator`` / ``coder`` / ``observer`` for rater, ``rating`` / ``value`` /
-  ``score`` for label; names are case-insensitive; other columns are ignored).
+* ``long``: one row per rating, columns ``unit``, ``rater``, ``label`` (also accepted: the aliases in
+  `ALIASES`, e.g. ``item`` / ``id`` for unit, ``annotator`` / ``coder`` / ``judge`` for rater,
+  ``rating`` / ``value`` / ``score`` for label; names are case-insensitive; other columns are
+  ignored).  ``columns`` (``--map unit=COL``) names the columns outright.
 * ``wide``: one row per unit; the first column holds the unit ids, every other column is one rater
   (its header is the rater's name), as R's ``irr`` and ``irrCAC`` take ratings.
 * ``wide`` with ``raters_as_rows=True``: one row per rater, as in Krippendorff's papers; the first
@@ -36,12 +37,14 @@ from typing import Any
 import pandas as pd
 
 __all__ = [
+    "ALIASES",
     "LAYOUTS",
     "MISSING",
     "FileAgreement",
     "PreparedRatings",
     "RatingsFileError",
     "agreement_from_file",
+    "parse_column_map",
     "prepare_labels",
     "read_ratings",
 ]
@@ -51,11 +54,14 @@ LAYOUTS = ("long", "wide")
 MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", ".", "*"})
 """Cell texts (lower-cased, stripped) that mean "no rating"."""
 
-_ALIASES = {
+ALIASES = {
     "unit": ("unit", "item", "item_id", "unit_id", "id"),
     "rater": ("rater", "annotator", "coder", "observer", "judge", "rater_id"),
     "label": ("label", "rating", "value", "score", "grade"),
 }
+"""Long layout: the column names (case-insensitive) each role is found under, first match wins."""
+
+_MAP_TARGETS = {"unit": "unit", "item": "unit", "rater": "rater", "label": "label"}
 
 _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
 
@@ -190,19 +196,58 @@ def _read_table(path: Path) -> _Table:
     return _records(path, text, kind)
 
 
-def _find_column(path: Path, table: _Table, role: str) -> int:
+def parse_column_map(pairs: Sequence[str]) -> dict[str, str]:
+    """``("unit=item_id", "rater=who")`` -> ``{"unit": "item_id", "rater": "who"}`` (``item=`` is ``unit=``).
+
+    The syntax of ``labels import --map``: TARGET=COLUMN, one per option.  Raises RatingsFileError
+    for a malformed pair, an unknown target or a target given twice.
+    """
+    out: dict[str, str] = {}
+    for pair in pairs:
+        target, sep, column = pair.partition("=")
+        target, column = target.strip().lower(), column.strip()
+        if not sep or not target or not column:
+            raise RatingsFileError(f"--map {pair!r}: expected TARGET=COLUMN, e.g. --map unit=item_id")
+        if target not in _MAP_TARGETS:
+            raise RatingsFileError(f"--map {pair!r}: unknown target {target!r}; the targets are unit, rater and label")
+        role = _MAP_TARGETS[target]
+        if role in out:
+            raise RatingsFileError(f"--map {pair!r}: {role} is mapped twice")
+        out[role] = column
+    return out
+
+
+def _find_column(path: Path, table: _Table, role: str, columns: dict[str, str] | None = None) -> int:
+    found = ", ".join(repr(h) for h in table.header) or "none"
+    if columns and role in columns:
+        wanted = columns[role]
+        if wanted in table.header:
+            return table.header.index(wanted)
+        lowered = [h.strip().lower() for h in table.header]
+        if wanted.strip().lower() in lowered:
+            return lowered.index(wanted.strip().lower())
+        raise RatingsFileError(
+            f"{path}: {table.header_where}: --map {role}={wanted}: no such column; the file has: {found}"
+        )
     lowered = [h.strip().lower() for h in table.header]
-    for alias in _ALIASES[role]:
+    for alias in ALIASES[role]:
         if alias in lowered:
             return lowered.index(alias)
     raise RatingsFileError(
-        f"{path}: {table.header_where}: no {role!r} column (long layout needs columns unit, rater, label; "
-        f"found {', '.join(repr(h) for h in table.header) or 'none'}). For one column per rater use --layout wide"
+        f"{path}: {table.header_where}: no {role!r} column; the long layout looks for {role} under the names "
+        f"{', '.join(ALIASES[role])} (any case); the file has: {found}. Name it with --map {role}=COLUMN, "
+        "or use --layout wide for one column per rater"
     )
 
 
-def _long(path: Path, table: _Table) -> list[tuple[str, str, str | None, str]]:
-    cols = [_find_column(path, table, role) for role in ("unit", "rater", "label")]
+def _long(path: Path, table: _Table, columns: dict[str, str] | None = None) -> list[tuple[str, str, str | None, str]]:
+    cols = [_find_column(path, table, role, columns) for role in ("unit", "rater", "label")]
+    if len(set(cols)) < 3:
+        raise RatingsFileError(
+            f"{path}: {table.header_where}: unit, rater and label must be three different columns, got "
+            + ", ".join(f"{role} = {table.header[c]!r}" for role, c in zip(("unit", "rater", "label"), cols,
+                                                                            strict=True))
+        )
     out = []
     for row in table.rows:
         unit, rater, label = (row[c] for c in cols)
@@ -239,8 +284,13 @@ def _wide(path: Path, table: _Table, raters_as_rows: bool) -> list[tuple[str, st
     return out
 
 
-def read_ratings(path: Path | str, layout: str = "long", raters_as_rows: bool = False) -> pd.DataFrame:
+def read_ratings(
+    path: Path | str, layout: str = "long", raters_as_rows: bool = False, columns: dict[str, str] | None = None,
+) -> pd.DataFrame:
     """Read a ratings file into long form.
+
+    columns: long layout only, the file's column for each of ``unit``, ``rater``, ``label`` (see
+    `parse_column_map`); roles not given are found by `ALIASES`.
 
     Returns a DataFrame with one row per (unit, rater) rating that is present: columns ``unit``,
     ``rater``, ``label`` (all text) and ``where`` (``"line 4, column 'bob'"``, for messages).
@@ -258,8 +308,11 @@ def read_ratings(path: Path | str, layout: str = "long", raters_as_rows: bool = 
         raise RatingsFileError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     if raters_as_rows and layout != "wide":
         raise RatingsFileError("--raters-as-rows applies to the wide layout only (add --layout wide)")
+    if columns and layout != "long":
+        raise RatingsFileError("--map names the columns of the long layout; the wide layout takes the unit ids "
+                               "from its first column")
     table = _read_table(path)
-    rows = _long(path, table) if layout == "long" else _wide(path, table, raters_as_rows)
+    rows = _long(path, table, columns) if layout == "long" else _wide(path, table, raters_as_rows)
     seen: dict[tuple[str, str], str] = {}
     kept = []
     for unit, rater, label, where in rows:
@@ -363,6 +416,8 @@ class FileAgreement:
         n_ratings: ratings read (missing cells not counted).
         units, raters: ids in matrix order.
         categories: the value domain (order used for ordinal statistics and Gwet's q).
+        warnings: what the reader should know before trusting the table (e.g. too few units for
+            an interval).
     """
 
     table: Any
@@ -370,6 +425,7 @@ class FileAgreement:
     units: tuple[Any, ...]
     raters: tuple[Any, ...]
     categories: tuple[Any, ...]
+    warnings: tuple[str, ...] = ()
 
 
 def agreement_from_file(
@@ -380,14 +436,28 @@ def agreement_from_file(
     order: Sequence[str] | None = None,
     n_boot: int = 1000,
     seed: int | None = 0,
+    columns: dict[str, str] | None = None,
 ) -> FileAgreement:
-    """Read a ratings file and compute its agreement table (`agreement_table`) at ``level``."""
-    from annotate.analysis.agreement import agreement_table, ratings_matrix
+    """Read a ratings file and compute its agreement table (`agreement_table`) at ``level``.
 
-    ratings = read_ratings(path, layout, raters_as_rows)
+    columns: the long layout's column names (`read_ratings`).  With fewer than two units rated by
+    two or more raters, no interval can be computed (they are null) and ``warnings`` says so.
+    """
+    from annotate.analysis.agreement import agreement_table, ratings_matrix
+    from annotate.analysis.bootstrap import MIN_UNITS_FOR_INTERVAL
+    from annotate.text import plural
+
+    ratings = read_ratings(path, layout, raters_as_rows, columns)
     prepared = prepare_labels(ratings, level, order, source=path)
     matrix, units, raters, categories = ratings_matrix(prepared.ratings, order=prepared.order)
     if len(raters) < 2:
         raise RatingsFileError(f"{path}: only one rater ({raters[0]!r}); agreement needs at least two")
     table = agreement_table(matrix, level, categories, [str(r) for r in raters], n_boot=n_boot, seed=seed)
-    return FileAgreement(table, len(ratings), units, raters, categories)
+    warnings = []
+    pairable = table.krippendorff_alpha.n_units
+    if pairable < MIN_UNITS_FOR_INTERVAL:
+        warnings.append(
+            f"{path}: only {plural(pairable, 'unit')} rated by two or more raters: too few to resample, so no "
+            "interval is given (null); an estimate from so little data says next to nothing"
+        )
+    return FileAgreement(table, len(ratings), units, raters, categories, tuple(warnings))

@@ -7,8 +7,11 @@
   are included: this export is for leads.
 - judgments: one row per current judgment (JUDGMENT_COLUMNS); `label` in slot space and
   `label_side` as it was seen on screen (left / right / tie / both_bad, via the assignment's
-  swapped flag). Judgments made under planted suggestions are left out unless asked for.
+  swapped flag). Judgments made under planted suggestions are left out unless asked for. The
+  suggestion linked to the assignment: `suggestion_label` (slot space), `suggestion_model` and
+  `suggestion_shown` (see `suggestion_shown`), so the suggestion analysis can be redone.
 - labels: the external labels (LABEL_COLUMNS), in the long layout `labels import` reads.
+- suggestions: every stored LLM suggestion (SUGGESTION_COLUMNS), planted ones flagged.
 
 In CSV, missing values are empty cells, booleans are `true`/`false`, and nested values are JSON
 text; in JSON Lines they are null, true/false and nested JSON. Parquet needs pyarrow (the
@@ -28,7 +31,7 @@ from typing import Any, TextIO
 from annotate.model import PAIRWISE_LABELS, Item, slot_to_side
 from annotate.store import Store
 
-WHATS = ("items", "judgments", "labels")
+WHATS = ("items", "judgments", "labels", "suggestions")
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 ITEM_COLUMNS = (
     "id", "kind", "category", "gold", "prompt", "conversation", "A", "model_A", "history_A", "B", "model_B",
@@ -38,9 +41,10 @@ JUDGMENT_COLUMNS = (
     "uid", "annotator", "cohort", "item", "label", "label_side", "swapped", "initial_label", "scores", "rationale",
     "confidence", "skip_reason", "guideline_id", "guideline_version", "shown_at", "first_input_ms", "submit_ms",
     "active_ms", "timings", "submitted_at", "condition", "purpose", "position", "planted", "superseded",
-    "app_version",
+    "app_version", "suggestion_label", "suggestion_model", "suggestion_shown",
 )
 LABEL_COLUMNS = ("source", "rater", "cohort", "item", "label", "raw")
+SUGGESTION_COLUMNS = ("item", "source_model", "label", "swapped_label", "planted", "prompt_hash", "rationale")
 _C1 = re.compile("[\x7f-\x9f]")
 
 
@@ -69,6 +73,12 @@ def export_rows(
             {"source": lab.source, "rater": lab.rater, "cohort": lab.cohort, "item": lab.item_id,
              "label": lab.label, "raw": lab.raw}
             for lab in store.external_labels()
+        ]
+    if what == "suggestions":
+        return SUGGESTION_COLUMNS, [
+            {"item": s.item_id, "source_model": s.source_model, "label": s.label, "swapped_label": s.swapped_label,
+             "planted": s.planted, "prompt_hash": s.prompt_hash, "rationale": s.rationale}
+            for s in store.suggestions()
         ]
     raise ExportError(f"--what {what!r}: expected one of {', '.join(WHATS)}")
 
@@ -148,14 +158,38 @@ def _flat_item(item: Item) -> dict[str, Any]:
     return row
 
 
+def suggestion_shown(row: dict[str, Any], timings: dict[str, Any]) -> bool | None:
+    """Whether the judgment's suggestion was on screen, by its condition; None when it cannot be told.
+
+    No suggestion or `none`: False. `upfront`: True. `after`: True once a first answer was committed
+    (an initial label exists), else False. `on_request`: True when a reveal was logged; False when the
+    assignment has events but no reveal; None without any event (e.g. labels from elsewhere).
+    Wherever the app recorded the time the suggestion was on screen (`suggestion_ms`), True.
+    """
+    condition = row.get("condition") or "none"
+    if row.get("suggestion_label") is None or condition == "none":
+        return False
+    if timings.get("suggestion_ms") is not None or row.get("shown_event"):
+        return True
+    if condition == "upfront":
+        return True
+    if condition == "after":
+        return row.get("initial_label") is not None
+    if condition == "on_request":
+        return False if row.get("has_events") else None
+    return None
+
+
 def _judgment(row: dict[str, Any]) -> dict[str, Any]:
     swapped = bool(row["swapped"])
     label = row["label"]
     out = dict(row)
+    timings = json.loads(row["timings"] or "{}")
     out.update(
         swapped=swapped, planted=bool(row["planted"]), superseded=bool(row["superseded"]),
         label_side=slot_to_side(label, swapped) if label in PAIRWISE_LABELS else None,
-        scores=json.loads(row["scores"] or "{}"), timings=json.loads(row["timings"] or "{}"),
+        scores=json.loads(row["scores"] or "{}"), timings=timings,
+        suggestion_shown=suggestion_shown(row, timings),
     )
     return {column: out.get(column) for column in JUDGMENT_COLUMNS}
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from annotate.formats.arena import parse_arena
 from annotate.formats.errors import describe
-from annotate.formats.labels import parse_label_map, parse_labels
+from annotate.formats.labels import check_label_options, parse_label_map, parse_labels
 from annotate.formats.leaks import Leak, find_identity_leaks, leak_warning
 from annotate.formats.mapped import (
     ITEM_TARGETS,
@@ -28,10 +28,11 @@ from annotate.formats.mapped import (
 )
 from annotate.formats.mtbench import parse_mtbench
 from annotate.formats.native import check_kind, parse_native
-from annotate.formats.reading import CONTAINERS, Record, read_table
+from annotate.formats.reading import CONTAINERS, Record, empty_warning, read_table
 from annotate.model import ExternalLabel, Item
 from annotate.spec import LabelSchema
 from annotate.store import Store
+from annotate.text import plural
 
 ITEM_FORMATS = ("auto", "native", "arena", "mtbench", *CONTAINERS)
 """`auto`: the container from the extension or first character; JSON is read as the native format
@@ -53,13 +54,16 @@ class ImportReport:
     """The cohorts of the imported labels (for the summary line)."""
     leaks: tuple[Leak, ...] = ()
     """Responses naming a model or vendor (also summarised in `warnings`)."""
+    of_labels: bool = False
+    """A labels import: the summary speaks of labels even when there are none."""
 
     def summary(self) -> str:
         """One line such as `added 40 items (2 unchanged), 120 crowd labels (0 unchanged)`."""
         parts = []
-        if self.items_added or self.items_unchanged or not (self.labels_added or self.labels_unchanged):
+        has_labels = self.labels_added or self.labels_unchanged or self.of_labels
+        if self.items_added or self.items_unchanged or not has_labels:
             parts.append(f"{_count(self.items_added, 'item')} ({self.items_unchanged} unchanged)")
-        if self.labels_added or self.labels_unchanged:
+        if has_labels:
             cohort = "/".join(self.cohorts)
             label = f"{cohort} label" if cohort else "label"
             parts.append(f"{_count(self.labels_added, label)} ({self.labels_unchanged} unchanged)")
@@ -67,7 +71,7 @@ class ImportReport:
 
 
 def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+    return plural(n, noun)
 
 
 def import_items(
@@ -84,19 +88,22 @@ def import_items(
     if field_map and format in ("native", "arena", "mtbench"):
         raise OptionError(f"--map does not apply to --format {format} (its fields are fixed)")
     mapping = parse_field_map(field_map, ITEM_TARGETS, allow_meta=True, joinable=("id", "prompt", "A", "B"))
+    if format in ("arena", "mtbench") and schema.kind != "pairwise":
+        raise OptionError(f"--format {format}: the records are pairwise, the session is {schema.kind}")
     table = read_table(path, format if format in CONTAINERS else None)
+    if format == "native" and table.is_csv:
+        raise OptionError(f"{table.file}: the native format is JSON Lines; map CSV columns with --map")
+    empty = empty_warning(table)
+    if empty:
+        return ImportReport(0, 0, 0, 0, (empty,))
     warnings: list[str] = []
     votes: list[tuple[ExternalLabel, Record]] = []
     if format in ("arena", "mtbench"):
-        if schema.kind != "pairwise":
-            raise OptionError(f"--format {format}: the records are pairwise, the session is {schema.kind}")
         parse = parse_arena if format == "arena" else parse_mtbench
         parsed, labels, extra = parse(table.records)
         warnings += extra
         votes = list(zip(labels, table.records, strict=True))  # one vote per record
     elif mapping or table.is_csv:
-        if format == "native":
-            raise OptionError(f"{table.file}: the native format is JSON Lines; map CSV columns with --map")
         parsed, extra = parse_mapped(table, mapping or default_item_map(table), schema, defaulted=not mapping)
         warnings += extra
     else:
@@ -146,7 +153,11 @@ def import_labels(
     if format is not None and format not in CONTAINERS:
         raise OptionError(f"--format {format!r}: expected one of {', '.join(CONTAINERS)}")
     codes = parse_label_map(label_map, schema)
+    check_label_options(schema, cohort, layout, raters, field_map)
     table = read_table(path, format)
+    empty = empty_warning(table)
+    if empty:
+        return ImportReport(0, 0, 0, 0, (empty,), of_labels=True)
     votes = parse_labels(
         table, schema, cohort=cohort, source=source or path.name, known_items=set(store.item_ids()),
         layout=layout, raters=raters, field_map=field_map, label_map=codes,
@@ -155,7 +166,9 @@ def import_labels(
     if not labels:
         warnings.append(f"{table.file}: no votes found (every cell empty?)")
     _, added = store.add_items_and_labels([], labels, source=path.name)
-    return ImportReport(0, 0, added.added, added.unchanged, tuple(warnings), (cohort,) if labels else ())
+    return ImportReport(
+        0, 0, added.added, added.unchanged, tuple(warnings), (cohort,) if labels else (), of_labels=True,
+    )
 
 
 def _checked_votes(
@@ -198,7 +211,7 @@ def _checked_votes(
     if conflicts:
         shown = "; ".join(conflicts[:20]) + (f"; and {len(conflicts) - 20} more" if len(conflicts) > 20 else "")
         warnings.append(
-            f"{len(conflicts)} repeated votes with different labels (kept the first or stored one): {shown}"
+            f"{plural(len(conflicts), 'repeated vote')} with different labels (kept the first or stored one): {shown}"
         )
     return [label for label, _ in kept.values()], warnings
 

@@ -63,20 +63,12 @@ def parse_labels(
     label_map: Mapping[str, str] | None = None,
 ) -> list[tuple[ExternalLabel, Record]]:
     """Every vote in the file as an ExternalLabel with the record it came from."""
-    if schema.kind not in ("pairwise", "single"):
-        raise OptionError("labels import supports pairwise and single sessions (rubric labels are per criterion)")
-    if cohort not in COHORTS:
-        raise OptionError(f"--cohort {cohort!r}: expected one of {', '.join(COHORTS)}")
-    if layout not in LAYOUTS:
-        raise OptionError(f"--layout {layout!r}: expected long or wide")
-    mapping = parse_field_map(field_map, LABEL_TARGETS)
+    mapping = check_label_options(schema, cohort, layout, raters, field_map)
     columns = {target: mapping.get(target, (target,))[0] for target in LABEL_TARGETS}
     kind = "column" if table.is_csv else "field"
     label_map = dict(label_map or {})
     votes: list[tuple[ExternalLabel, Record]] = []
     if layout == "long":
-        if raters:
-            raise OptionError("--raters is for --layout wide; in long layout the rater is a column")
         check_columns(table, {column: _reason(target, column, mapping) for target, column in columns.items()})
         for record in table.records:
             cell = _cell(record, columns["label"], kind)
@@ -89,8 +81,6 @@ def parse_labels(
             votes.append((ExternalLabel(source, rater, cohort, item, label, cell), record))
         return votes
     item_column = columns["item"]
-    if set(mapping) - {"item"}:
-        raise OptionError("--layout wide takes --map item=COLUMN only; name the rater columns with --raters")
     rater_columns = list(raters) if raters else [c for c in table.columns if c != item_column]
     check_columns(table, {
         item_column: _reason("item", item_column, mapping), **{c: "a rater column of --raters" for c in rater_columns},
@@ -108,6 +98,25 @@ def parse_labels(
             label = _label(record, column, cell, schema, label_map, kind)
             votes.append((ExternalLabel(source, rater, cohort, item, label, cell), record))
     return votes
+
+
+def check_label_options(
+    schema: LabelSchema, cohort: str, layout: str, raters: Sequence[str] | None, field_map: Sequence[str],
+) -> dict[str, tuple[str, ...]]:
+    """The options of a labels import checked without the file (OptionError naming the option);
+    returns the parsed --map."""
+    if schema.kind not in ("pairwise", "single"):
+        raise OptionError("labels import supports pairwise and single sessions (rubric labels are per criterion)")
+    if cohort not in COHORTS:
+        raise OptionError(f"--cohort {cohort!r}: expected one of {', '.join(COHORTS)}")
+    if layout not in LAYOUTS:
+        raise OptionError(f"--layout {layout!r}: expected long or wide")
+    mapping = parse_field_map(field_map, LABEL_TARGETS)
+    if layout == "long" and raters:
+        raise OptionError("--raters is for --layout wide; in long layout the rater is a column")
+    if layout == "wide" and set(mapping) - {"item"}:
+        raise OptionError("--layout wide takes --map item=COLUMN only; name the rater columns with --raters")
+    return mapping
 
 
 def _reason(target: str, column: str, mapping: Mapping[str, Any]) -> str:

@@ -95,6 +95,15 @@ def read_table(path: Path | str, container: str | None = None) -> Table:
     return Table(file, kind, records, tuple(columns))
 
 
+def empty_warning(table: Table) -> str | None:
+    """`FILE holds no records` when the file has none (empty, blank lines only, `[]`, or a CSV
+    header without rows), else None. Importers warn with it and write nothing."""
+    if table.records:
+        return None
+    header = " (only a header)" if table.is_csv and table.columns else ""
+    return f"{table.file} holds no records{header}"
+
+
 def read_text(path: Path) -> str:
     """The file's text: UTF-8, with a leading BOM dropped. Errors name the line and byte."""
     file = str(path)
@@ -239,7 +248,7 @@ def _read_csv(file: str, text: str, delimiter: str, kind: str) -> Table:
         except StopIteration:
             break
         except csv.Error as exc:
-            raise FormatError(file, "well-formed CSV", line=reader.line_num, found=str(exc)) from None
+            raise _csv_error(file, exc, start, reader.line_num) from None
         if not row or (len(row) == 1 and not row[0].strip()):
             continue
         if header is None:
@@ -260,3 +269,15 @@ def _read_csv(file: str, text: str, delimiter: str, kind: str) -> Table:
         records.append(Record(data, file, start, len(records) + 1))
     columns = tuple(name for name in header or () if name)
     return Table(file, kind, tuple(records), columns)
+
+
+def _csv_error(file: str, exc: csv.Error, start: int, end: int) -> FormatError:
+    """A csv module error, located at the line where the broken record starts: a quote that is
+    never closed makes the reader run to the end of the file, far from the mistake."""
+    message = str(exc)
+    if "unexpected end of data" in message:
+        found = f"a quote in the record that starts on this line, never closed (read on to the end, line {end})"
+        return FormatError(file, "well-formed CSV (every opening quote closed)", line=start, found=found)
+    if end > start:
+        message += f" at line {end}, in the record that starts here"
+    return FormatError(file, "well-formed CSV", line=start, found=message)

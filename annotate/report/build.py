@@ -7,7 +7,8 @@ What enters the session report (each rule is also stated in the report's notes):
 * votes: the session's current judgments and its imported external labels (`votes_frame`), skips
   left out;
 * judgments made under a *planted* (deliberately wrong) suggestion are left out of every figure
-  unless ``include_planted`` (DESIGN.md section 6); suggestion labels themselves are never shown;
+  unless ``include_planted`` (README, "LLM suggestions and anchoring experiments"); suggestion labels
+  themselves are never shown;
 * agreement, pairwise agreement and ranking use one vote per (item, rater): the first main one, so
   a repeat of an item does not count twice, and attention checks are left out; quality uses them;
 * pairwise labels are slot-space A / B / tie / both_bad; MT-Bench agreement and the rankings merge
@@ -30,8 +31,10 @@ from annotate.report.tables import (
     agreement_json,
     agreement_tables,
     ci,
+    pair_table,
     reading,
 )
+from annotate.text import plural
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,6 +49,7 @@ REPORT_VERSION = 1
 
 COHORT_ORDER = ("expert", "crowd", "llm")
 ALL = "(all raters)"
+NO_VOTES = "No votes yet: import labels or annotate first."
 
 
 def _label(value: object) -> str:
@@ -60,13 +64,15 @@ def file_agreement_report(path: Path | str, result: FileAgreement, n_boot: int, 
     table = result.table
     meta = (
         ("file", str(path)),
-        ("ratings", f"{result.n_ratings} from {len(result.raters)} raters on {len(result.units)} units"),
+        ("ratings", f"{result.n_ratings} from {plural(len(result.raters), 'rater')} on "
+                    f"{plural(len(result.units), 'unit')}"),
         ("level", table.level),
         ("categories", ", ".join(_label(c) for c in result.categories[:20])
          + (f" … ({len(result.categories)} in all)" if len(result.categories) > 20 else "")),
     )
-    tables = agreement_tables(table, "agreement", "Agreement", n_boot, seed)
-    section = Section("agreement", "Agreement", tables)
+    tables = agreement_tables(table, "agreement", "Coefficients", n_boot, seed,
+                              pairs_title="Cohen's kappa per rater pair")
+    section = Section("agreement", "Agreement", tables, tuple(result.warnings))
     return Report("Inter-rater agreement", meta, (section,), agreement_json(table))
 
 
@@ -188,16 +194,18 @@ def build_report(
     ctx = _Context(spec, votes, unique, spec.schema.level, categories, n_boot, seed, max_rows)
     n_items = len(items_frame(store))
     cohorts = votes.groupby("cohort")["rater"].nunique().to_dict()
+    n_judged = int((votes["source"] == "judgment").sum())
     meta = (
         ("session", f"{spec.name} ({spec.kind}, guideline {spec.guideline})"),
-        ("data", f"{n_items} items; {len(votes)} votes ({int((votes['source'] == 'judgment').sum())} judgments, "
-                 f"{int((votes['source'] != 'judgment').sum())} imported) from {votes['rater'].nunique()} raters"
+        ("data", f"{plural(n_items, 'item')}; {plural(len(votes), 'vote')} ({plural(n_judged, 'judgment')}, "
+                 f"{len(votes) - n_judged} imported) from {plural(int(votes['rater'].nunique()), 'rater')}"
                  + (" (" + ", ".join(f"{c} {n}" for c, n in sorted(cohorts.items())) + ")" if cohorts else "")),
-        ("excluded", f"{excluded['planted']} judgments under planted suggestions"
+        ("excluded", f"{plural(excluded['planted'], 'judgment')} under planted suggestions"
                      + (" (included: --include-planted)" if include_planted else "")
-                     + f"; {excluded['unknown_labels']} votes with labels outside the schema; "
-                       f"{excluded['repeats_and_attention']} repeats / attention checks (agreement and ranking); "
-                       f"{excluded['adjudication']} adjudications (used as gold where an item has none)"),
+                     + f"; {plural(excluded['unknown_labels'], 'vote')} with labels outside the schema; "
+                       f"{plural(excluded['repeats_and_attention'], 'repeat or attention check')} (agreement "
+                       f"and ranking); {plural(excluded['adjudication'], 'adjudication')} (used as gold where an item "
+                       "has none)"),
         ("intervals", f"95 %, {n_boot} bootstrap resamples, seed {seed}"),
     )
     builders = (_agreement_section, _pairwise_section, _bias_section, _quality_section, _ranking_section)
@@ -212,6 +220,10 @@ def build_report(
     if suggested is not None:  # only for sessions with a suggestion experiment
         sections.append(suggested[0])
         data[suggested[0].key] = suggested[1]
+    notes: tuple[str, ...] = ()
+    if votes.empty:  # the JSON keeps every (empty) section; the readable formats say why there is nothing
+        sections = [s for s in sections if s.key == "suggestions"]
+        notes = (NO_VOTES,)
     document = {
         "report_version": REPORT_VERSION,
         "session": {
@@ -224,7 +236,7 @@ def build_report(
         },
         **data,
     }
-    return Report(f"annotate report: {spec.name}", meta, tuple(sections), document)
+    return Report(f"annotate report: {spec.name}", meta, tuple(sections), document, notes)
 
 
 # --------------------------------------------------------------------------------------------
@@ -249,9 +261,14 @@ def _summary_row(name: str, table: Any) -> tuple[Any, ...]:
 
 
 MAX_PAIRS = 45
-"""Cohen's kappa is computed for at most this many rater pairs overall (those with most units in common)."""
+"""Cohen's kappa is computed for at most this many rater pairs overall and within the expert and llm
+cohorts (those with most units in common): every pair of ten raters.  Text, Markdown and HTML list
+them all; so does the JSON."""
 MAX_PAIRS_SUBSET = 10
-"""... and for at most this many pairs per cohort, category or criterion."""
+"""... and for at most this many pairs within the crowd cohort (hundreds of raters) and per category
+or criterion (JSON only)."""
+PAIRS_PER_COHORT = {"expert": MAX_PAIRS, "llm": MAX_PAIRS}
+"""Cohorts whose pairs are all worth reading; any other cohort gets MAX_PAIRS_SUBSET."""
 
 
 def _table_for(
@@ -270,6 +287,20 @@ def _table_for(
 
 def _long(votes: pd.DataFrame) -> pd.DataFrame:
     return votes.rename(columns={"item": "unit"})[["unit", "rater", "label"]]
+
+
+def _pairs_sharing(ratings: pd.DataFrame) -> int:
+    """How many pairs of raters rated at least one unit in common (long ratings: unit, rater)."""
+    import numpy as np
+
+    if ratings.empty:
+        return 0
+    units = ratings["unit"].astype(str).factorize()[0]
+    raters = ratings["rater"].astype(str).factorize()[0]
+    present = np.zeros((units.max() + 1, raters.max() + 1))
+    present[units, raters] = 1.0
+    overlap = present.T @ present
+    return int(((overlap > 0).sum() - len(overlap)) // 2)
 
 
 def _agreement_section(ctx: _Context, store: Store) -> tuple[Section, dict[str, Any]]:
@@ -291,19 +322,25 @@ def _agreement_section(ctx: _Context, store: Store) -> tuple[Section, dict[str, 
         payload["overall"] = None if overall is None else overall.to_json()
         if overall is not None:
             tables.extend(agreement_tables(overall, "agreement_overall", "All raters", ctx.n_boot, ctx.seed,
-                                           max_pairs=20))
+                                           alpha_note=False, n_pairs_sharing=_pairs_sharing(_long(votes))))
         else:
             notes.append("Agreement needs at least two raters on the same items.")
-        # per cohort
-        rows, per_cohort = [], []
+        # per cohort, and the rater pairs within each cohort (the expert pairs are the ones a lead reads)
+        rows, per_cohort, cohort_pairs = [], [], []
         for cohort in _cohorts(votes):
-            table = _table_for(_long(votes.loc[votes["cohort"] == cohort]), ctx, ctx.level, ctx.categories)
+            ratings = _long(votes.loc[votes["cohort"] == cohort])
+            table = _table_for(ratings, ctx, ctx.level, ctx.categories,
+                               PAIRS_PER_COHORT.get(cohort, MAX_PAIRS_SUBSET))
             if table is not None:
                 rows.append(_summary_row(cohort, table))
                 per_cohort.append({"cohort": cohort, **table.to_json()})
+                cohort_pairs.append(pair_table(table, f"agreement_{cohort}_cohen",
+                                               f"Cohen's kappa per rater pair: {cohort} cohort",
+                                               n_pairs_sharing=_pairs_sharing(ratings)))
         payload["per_cohort"] = per_cohort
         tables.append(Table("agreement_per_cohort", "Agreement within each cohort",
                             (Column("cohort"), *_SUMMARY_COLUMNS), tuple(rows), (ctx.ci_note, _COLUMN_NOTE)))
+        tables.extend(cohort_pairs)
         # per annotator against the rest
         tables.append(_rest_table(ctx, votes, payload, rest_agreement))
         # per category
@@ -347,7 +384,7 @@ def _rest_table(ctx: _Context, votes: pd.DataFrame, payload: dict[str, Any], res
         ctx.ci_note,
     ]
     if len(ordered) > len(shown):
-        notes.append(f"{len(ordered) - len(shown)} more raters with fewer items are in the JSON report.")
+        notes.append(_more_raters(len(ordered) - len(shown), " with fewer items"))
     columns = (Column("rater"), Column("cohort"), Column("kappa vs rest", "num"), Column("kappa 95 % CI", "ci"),
                Column("agreement", "num"), Column("agreement 95 % CI", "ci"), Column("items", "int"),
                Column("alpha without", "num"))
@@ -456,7 +493,7 @@ def _pairwise_section(ctx: _Context, store: Store) -> tuple[Section, dict[str, A
                    Column("items", "int"))
         tables.append(Table(
             f"confusion_{x}_{y}", f"Confusion matrix: {x} majority (rows) by {y} majority (columns)", columns, rows,
-            (f"{total} items with a majority in both cohorts; diagonal = the cohorts agree.",),
+            (f"{plural(total, 'item')} with a majority in both cohorts; diagonal = the cohorts agree.",),
             Chart("heat", label=0, cells=tuple(range(1, 1 + len(classes))), title=f"{x} vs {y}"),
         ))
     return Section("pairwise", "Pairwise agreement (MT-Bench)", tuple(tables)), payload
@@ -466,8 +503,12 @@ def _pairwise_section(ctx: _Context, store: Store) -> tuple[Section, dict[str, A
 # Biases
 # --------------------------------------------------------------------------------------------
 
+
+def _more_raters(n: int, why: str = "") -> str:
+    return f"{plural(n, 'more rater')}{why} {'is' if n == 1 else 'are'} in the JSON report."
+
 _BIAS_COLUMNS = (
-    Column("rater"), Column("share", "pct"), Column("95 % CI", "ci"), Column("p (binomial vs 0.5)", "p"),
+    Column("rater"), Column("share", "pct"), Column("95 % CI", "pctci"), Column("p (binomial vs 0.5)", "p"),
     Column("k", "int"), Column("n (non-tie)", "int"), Column("excluded", "int"),
 )
 
@@ -499,7 +540,7 @@ def _bias_section(ctx: _Context, store: Store) -> tuple[Section, dict[str, Any]]
              "bias when sides are randomised; exact two-sided binomial test against one half, Wilson interval "
              "(Zheng et al. 2023, section 3.3). The session's own judgments only: imported votes have no sides."]
     if more:
-        notes.append(f"{more} more raters are in the JSON report.")
+        notes.append(_more_raters(more))
     tables.append(Table("bias_position", "Position bias: share of Left among non-tie judgments", columns,
                         tuple(rows), tuple(notes)))
     rows, more = _bias_rows(length, ctx.max_rows)
@@ -507,7 +548,7 @@ def _bias_section(ctx: _Context, store: Store) -> tuple[Section, dict[str, Any]]
              "length (k of n); excluded = ties and equal lengths; Wilson interval, exact binomial test against "
              "one half. All votes, imported ones included."]
     if more:
-        notes.append(f"{more} more raters are in the JSON report.")
+        notes.append(_more_raters(more))
     tables.append(Table("bias_length", "Length bias: share of non-tie votes for the longer response", columns,
                         tuple(rows), tuple(notes)))
     return Section("biases", "Biases", tuple(tables)), payload
@@ -523,8 +564,9 @@ def _share_table(key: str, title: str, shares: Sequence[Any], what: str, note: s
     per = sorted(per, key=lambda s: (-s.n, str(s.rater)))
     rows = [] if overall is None else [(ALL, overall.share, (overall.ci_low, overall.ci_high), overall.k, overall.n)]
     rows += [(str(s.rater), s.share, (s.ci_low, s.ci_high), s.k, s.n) for s in per[:max_rows]]
-    notes = [note] + ([f"{len(per) - max_rows} more raters are in the JSON report."] if len(per) > max_rows else [])
-    columns = (Column("rater"), Column(what, "pct"), Column("95 % CI", "ci"), Column("k", "int"), Column("n", "int"))
+    notes = [note] + ([_more_raters(len(per) - max_rows)] if len(per) > max_rows else [])
+    columns = (Column("rater"), Column(what, "pct"), Column("95 % CI", "pctci"), Column("k", "int"),
+               Column("n", "int"))
     return Table(key, title, columns, tuple(rows), tuple(notes))
 
 
@@ -560,7 +602,7 @@ def _quality_section(ctx: _Context, store: Store) -> tuple[Section, dict[str, An
                                         (overall.ci_low, overall.ci_high), overall.fast)]
     rows += [(str(t.rater), t.n, t.median_ms, t.share, (t.ci_low, t.ci_high), t.fast) for t in per[: ctx.max_rows]]
     columns = (Column("rater"), Column("judgments", "int"), Column("median time", "ms"),
-               Column(f"under {FAST_MS / 1000:g} s", "pct"), Column("95 % CI", "ci"), Column("k", "int"))
+               Column(f"under {FAST_MS / 1000:g} s", "pct"), Column("95 % CI", "pctci"), Column("k", "int"))
     tables.append(Table("quality_timing", "Time per judgment", columns, tuple(rows), (
         "Active time from item shown to submit, idle gaps removed (submit time where missing); the session's own "
         "judgments only.",)))
@@ -578,24 +620,56 @@ _RANK_COLUMNS = (
 )
 
 
-def _ranking_table(key: str, title: str, ranking: Sequence[Any], n_battles: int, ctx: _Context) -> Table:
-    rows = tuple((r.rank, r.model, r.rating, (r.ci_low, r.ci_high), r.win_rate, r.n_battles, r.wins, r.losses,
-                  r.ties) for r in ranking)
-    notes = (
-        f"{n_battles} battles. Bradley-Terry maximum likelihood, ties as half a win each; rating on an Elo-like "
-        "scale (mean 1000, +400 = 10:1 odds); 95 % bootstrap interval over battles "
-        f"({ctx.n_boot} resamples, seed {ctx.seed}); rank = 1 + the number of models whose lower bound is above "
-        "this model's upper bound; win rate = (wins + ties / 2) / battles.",
+def _n_components(ranking: Sequence[Any]) -> int:
+    return max((r.component for r in ranking), default=0)
+
+
+def _components_note(ranking: Sequence[Any]) -> str:
+    """What a lead must know when the battle graph falls apart into groups never compared."""
+    groups = _n_components(ranking)
+    sizes = [sum(1 for r in ranking if r.component == g) for g in range(1, groups + 1)]
+    return (
+        f"NOT ONE SCALE: the models fall into {groups} groups that were never compared, directly or through "
+        f"other models (groups of {', '.join(map(str, sizes))} models). Ratings and ranks compare models of the "
+        "same group only; a rating in one group says nothing about a model in another. Add battles between the "
+        "groups to rank them together."
     )
-    return Table(key, title, _RANK_COLUMNS, rows, notes,
-                 Chart("interval", label=1, value=2, ci=3, title="rating with 95 % interval"))
+
+
+def _ranking_table(
+    key: str, title: str, ranking: Sequence[Any], n_battles: int, ctx: _Context, note_split: bool = True,
+) -> Table:
+    """One leaderboard; with a ``group`` column (and, if note_split, the warning) when it has several components."""
+    split = _n_components(ranking) > 1
+    columns = (Column("group", "int"), *_RANK_COLUMNS) if split else _RANK_COLUMNS
+    rows = tuple(((r.component,) if split else ()) + (r.rank, r.model, r.rating, (r.ci_low, r.ci_high), r.win_rate,
+                                                        r.n_battles, r.wins, r.losses, r.ties) for r in ranking)
+    notes = (
+        *((_components_note(ranking),) if split and note_split else ()),
+        f"{plural(n_battles, 'battle')}. Bradley-Terry maximum likelihood, ties as half a win each; rating on an "
+        "Elo-like scale (mean 1000, +400 = 10:1 odds); 95 % bootstrap interval over battles "
+        f"({ctx.n_boot} resamples, seed {ctx.seed}); rank = 1 + the number of models "
+        + ("of the same group " if split else "")
+        + "whose lower bound is above this model's upper bound; win rate = (wins + ties / 2) / battles.",
+    )
+    offset = 1 if split else 0
+    return Table(key, title, columns, rows, notes,
+                 Chart("interval", label=1 + offset, value=2 + offset, ci=3 + offset,
+                       title="rating with 95 % interval"))
+
+
+def _ranking_json(ranking: Sequence[Any], n_battles: int) -> dict[str, Any]:
+    groups = _n_components(ranking)
+    return {"n_battles": n_battles, "n_components": groups,
+            "note": _components_note(ranking) if groups > 1 else None,
+            "models": [r.to_json() for r in ranking]}
 
 
 def _ranking_section(ctx: _Context, store: Store) -> tuple[Section, dict[str, Any]]:
     from annotate.analysis.cohorts import battles_from_votes
     from annotate.analysis.ranking import rank_models
 
-    payload: dict[str, Any] = {"overall": {"n_battles": 0, "models": []}, "per_cohort": []}
+    payload: dict[str, Any] = {"overall": _ranking_json((), 0), "per_cohort": []}
     if not ctx.pairwise:
         return Section("ranking", "Ranking", notes=("Ranking applies to pairwise sessions only.",)), payload
     battles = battles_from_votes(ctx.unique)
@@ -604,12 +678,13 @@ def _ranking_section(ctx: _Context, store: Store) -> tuple[Section, dict[str, An
         return Section("ranking", "Ranking", notes=("No battles: no pairwise votes on items with two named "
                                                     "models.",)), payload
     overall = rank_models(battles, n_boot=ctx.n_boot, seed=ctx.seed)
-    payload["overall"] = {"n_battles": len(battles), "models": [r.to_json() for r in overall]}
-    tables.append(_ranking_table("ranking_overall", "Ranking: all raters", overall, len(battles), ctx))
+    payload["overall"] = _ranking_json(overall, len(battles))
+    tables.append(_ranking_table("ranking_overall", "Ranking: all raters", overall, len(battles), ctx,
+                                 note_split=False))  # the section's note says it
     for cohort in _cohorts(battles):
         part = battles.loc[battles["cohort"] == cohort]
         ranking = rank_models(part, n_boot=ctx.n_boot, seed=ctx.seed)
-        payload["per_cohort"].append({"cohort": cohort, "n_battles": len(part),
-                                      "models": [r.to_json() for r in ranking]})
+        payload["per_cohort"].append({"cohort": cohort, **_ranking_json(ranking, len(part))})
         tables.append(_ranking_table(f"ranking_{cohort}", f"Ranking: {cohort} votes", ranking, len(part), ctx))
-    return Section("ranking", "Ranking", tuple(tables)), payload
+    notes = (_components_note(overall),) if _n_components(overall) > 1 else ()
+    return Section("ranking", "Ranking", tuple(tables), notes), payload

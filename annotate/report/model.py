@@ -12,6 +12,7 @@ Cells are plain values; each column's ``kind`` says how to show them:
 * ``num``: a float shown with 3 decimals (NaN / None shown as a dash); ``num1``: with 1 decimal;
 * ``pct``: a share in [0, 1] shown as a percentage with 1 decimal;
 * ``ci``: a ``(low, high)`` pair shown as ``[0.612, 0.803]``;
+* ``pctci``: a ``(low, high)`` pair of shares shown in the unit of a ``pct`` estimate: ``[39.2, 62.2] %``;
 * ``p``: a p-value (``< 0.001`` below that);
 * ``ms``: milliseconds shown as seconds with 1 decimal.
 """
@@ -23,9 +24,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Chart", "Column", "Report", "Section", "Table", "format_cell"]
+__all__ = ["NUMERIC_KINDS", "Chart", "Column", "Report", "Section", "Table", "format_cell"]
 
-KINDS = ("text", "int", "num", "num1", "pct", "ci", "p", "ms")
+KINDS = ("text", "int", "num", "num1", "pct", "ci", "pctci", "p", "ms")
+NUMERIC_KINDS = frozenset(KINDS) - {"text"}
+"""Kinds whose cells are our own numbers (never untrusted text, never cut or escaped)."""
 
 
 @dataclass(frozen=True)
@@ -97,13 +100,16 @@ class Report:
         title: the heading.
         meta: a few facts about the data (session, counts, seed, bootstrap resamples), as text pairs.
         sections: what the human-readable formats show, in order.
-        data: the JSON document (`render_json` prints it); its keys are documented in docs/report.md.
+        data: the JSON document (`render_json` prints it); its keys are documented in README.md,
+            section "Agreement and reports" ("JSON keys").
+        notes: lines shown under the facts, before any section (e.g. why there are no sections).
     """
 
     title: str
     meta: tuple[tuple[str, str], ...]
     sections: tuple[Section, ...]
     data: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
 
 def _finite(value: Any) -> bool:
@@ -116,9 +122,11 @@ def format_cell(value: Any, kind: str) -> str:
         return "–"
     if kind == "text":
         return str(value)
-    if kind == "ci":
+    if kind in ("ci", "pctci"):
         if not isinstance(value, Sequence) or len(value) != 2 or not all(_finite(v) for v in value):
             return "–"
+        if kind == "pctci":
+            return f"[{100 * value[0]:.1f}, {100 * value[1]:.1f}] %"
         digits = 1 if any(abs(v) >= 100 for v in value) else 3
         return f"[{value[0]:.{digits}f}, {value[1]:.{digits}f}]"
     if not _finite(value):

@@ -133,6 +133,7 @@ def render_html(report: Report) -> str:
     """The report as one HTML document with no external resources."""
     meta = "".join(f"<li><b>{_e(k)}</b>: {_e(v, 300)}</li>" for k, v in report.meta)
     body = [f"<h1>{_e(report.title, 200)}</h1>", f'<ul class="meta">{meta}</ul>']
+    body += [f'<p class="note">{_e(note, 2000)}</p>' for note in report.notes]
     toc = " · ".join(f'<a href="#{_e(s.key)}">{_e(s.title)}</a>' for s in report.sections)
     if toc:
         body.append(f"<p>{toc}</p>")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from annotate.report.model import Chart, Column, Section, Table
+from annotate.text import plural
 
 if TYPE_CHECKING:
     from annotate.analysis.anchoring import AnchoringResult
@@ -51,11 +52,13 @@ def suggestions_section(
     tables += [_annotator_table(result, max_rows), _shift_table(result), _llm_table(result, consistency)]
     notes = [*_headline(result), *result.notes]
     exp_hash = payload["experiment_hash"]
+    n_planted = payload["n_planted_judgments"]
     notes.append(
         f"Design: {result.design} annotators"
         + (f"; experiment hash {exp_hash[:12]}" if exp_hash else "; no stored experiment design")
-        + f"; {payload['n_planted_judgments']} judgments were made under planted (deliberately wrong) suggestions"
-        " and are counted here (they are left out of the other sections and of exports unless asked for)."
+        + f"; {plural(n_planted, 'judgment')} {'was' if n_planted == 1 else 'were'} made under planted "
+        "(deliberately wrong) suggestions and are counted here (they are left out of the other sections and of "
+        "exports unless asked for)."
     )
     return Section(SECTION_KEY, TITLE, tuple(tables), tuple(notes)), payload
 
@@ -65,10 +68,18 @@ def _design(spec: SessionSpec) -> str | None:
     return spec.experiment.assign if len(spec.experiment.modes) > 1 else None
 
 
+INTERVAL_VS_TEST = (
+    "The Δ interval is a two-way cluster bootstrap (annotators and items resampled), which is conservative "
+    "(in simulation about 1.5 times wider than the estimate's spread): it can include 0 while the randomization "
+    "test rejects Δ = 0. The p-value is the test of the effect; the interval is a safe, not a tight, range."
+)
+
+
 def _headline(result: AnchoringResult) -> list[str]:
-    """The rubber-stamp rate in one sentence per shown mode."""
+    """The rubber-stamp rate in one sentence per shown mode, then how to read interval and p together."""
     by = {c.condition: c for c in result.conditions}
     lines = []
+    disagree = False
     base = by.get("none")
     for effect in result.effects:
         shown = by[effect.mode].over_reliance
@@ -79,8 +90,15 @@ def _headline(result: AnchoringResult) -> list[str]:
         if base is not None and base.over_reliance.defined:
             text += f", against {_pct(base.over_reliance.estimate)} when not shown"
         d = effect.delta
-        text += (f"; anchoring effect Δ = {d.estimate:+.3f} {_ci(d)}, randomization p = {_p(effect.p_value)}.")
-        lines.append(text)
+        text += f"; anchoring effect Δ = {d.estimate:+.3f} {_ci(d)}, randomization p = {_p(effect.p_value)}"
+        if d.ci_low <= 0 <= d.ci_high and effect.p_value < 0.05:
+            disagree = True
+            text += " (the interval includes 0 because it is conservative; see below)"
+        lines.append(text + ".")
+    if lines:
+        lines.append(INTERVAL_VS_TEST if disagree else
+                     "The Δ interval is a conservative two-way cluster bootstrap; the p-value is a randomization "
+                     "test of Δ = 0.")
     return lines
 
 
@@ -209,7 +227,7 @@ def _switch_table(result: AnchoringResult) -> Table:
         "Under `after` the annotator commits a first answer, then sees the suggestion and confirms or revises. "
         "switch rate = P(final ≠ first); to suggestion = revised to the suggestion among those whose first answer "
         "differed from it; harmful = right (gold) first, wrong at the end; beneficial = the reverse "
-        f"({s.n_gold} switches on items with gold).",
+        f"({plural(s.n_gold, 'switch', 'switches')} on items with gold).",
     )
     return Table("suggestions_switches", "Revisions after the suggestion appeared (`after`)", columns, rows, notes)
 
@@ -232,7 +250,8 @@ def _annotator_table(result: AnchoringResult, max_rows: int) -> Table:
         "with care; no interval."
     ]
     if len(ranked) > max_rows:
-        notes.append(f"{len(ranked) - max_rows} more annotators are in the JSON report.")
+        more = len(ranked) - max_rows
+        notes.append(f"{plural(more, 'more annotator')} {'is' if more == 1 else 'are'} in the JSON report.")
     return Table("suggestions_annotators", "Per-annotator susceptibility", columns, rows, tuple(notes))
 
 
@@ -260,8 +279,8 @@ def _llm_table(result: AnchoringResult, consistency: dict[str, Any]) -> Table:
     ]
     if consistency.get("n"):
         notes.append(
-            f"Position consistency of the LLM: {consistency['consistent']} of {consistency['n']} items got the same "
-            "verdict with the answers in both orders."
+            f"Position consistency of the LLM: {consistency['consistent']} of {plural(consistency['n'], 'item')} "
+            "got the same verdict with the answers in both orders."
         )
     return Table("suggestions_llm", "LLM accuracy against gold and against human labels", columns, rows,
                  tuple(notes))

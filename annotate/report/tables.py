@@ -10,6 +10,7 @@ from typing import Any
 from annotate.analysis.agreement import AgreementTable, interpret_alpha
 from annotate.analysis.estimate import Estimate, json_number
 from annotate.report.model import Column, Table
+from annotate.text import plural
 
 __all__ = [
     "ALPHA_NOTE",
@@ -17,6 +18,7 @@ __all__ = [
     "agreement_tables",
     "ci",
     "coefficient_rows",
+    "pair_table",
 ]
 
 ALPHA_NOTE = (
@@ -62,11 +64,27 @@ def coefficient_rows(table: AgreementTable) -> tuple[tuple[Any, ...], ...]:
 
 
 def agreement_tables(
-    table: AgreementTable, key: str, title: str, n_boot: int, seed: int | None, max_pairs: int | None = None
+    table: AgreementTable, key: str, title: str, n_boot: int, seed: int | None, max_pairs: int | None = None,
+    *, pairs_title: str | None = None, alpha_note: bool = True, n_pairs_sharing: int | None = None,
 ) -> tuple[Table, ...]:
-    """The coefficients table and the Cohen's kappa pairs table of one `AgreementTable`."""
-    notes = (ALPHA_NOTE, CI_NOTE.format(n_boot=n_boot, seed=seed))
+    """The coefficients table and the Cohen's kappa pairs table of one `AgreementTable`.
+
+    pairs_title: the second table's title (default ``"{title}: Cohen's kappa per rater pair"``);
+    alpha_note: put Krippendorff's reading thresholds under the coefficients (leave it out when the
+    section already says it); n_pairs_sharing: how many rater pairs share a unit, when the table
+    holds kappa for only some of them (the note then says how many were left out).
+    """
+    notes = ((ALPHA_NOTE,) if alpha_note else ()) + (CI_NOTE.format(n_boot=n_boot, seed=seed),)
     coefficients = Table(key, title, COEFFICIENT_COLUMNS, coefficient_rows(table), notes)
+    kappas = pair_table(table, f"{key}_cohen", pairs_title or f"{title}: Cohen's kappa per rater pair", max_pairs,
+                        n_pairs_sharing)
+    return (coefficients, kappas)
+
+
+def pair_table(
+    table: AgreementTable, key: str, title: str, max_pairs: int | None = None, n_pairs_sharing: int | None = None,
+) -> Table:
+    """Cohen's kappa of each rater pair of one `AgreementTable` (the ``max_pairs`` with most units)."""
     weighted = table.level != "nominal"
     columns = [Column("rater a"), Column("rater b"), Column("kappa", "num"), Column("95 % CI", "ci")]
     if weighted:
@@ -89,10 +107,12 @@ def agreement_tables(
     pair_notes = ["Cohen's kappa on the units both raters rated (Cohen 1960; weighted: Cohen 1968, on category "
                   "positions)."]
     if len(shown) < len(pairs):
-        pair_notes.append(f"{len(pairs) - len(shown)} more pairs with fewer units in common are in the JSON report.")
-    kappas = Table(f"{key}_cohen", f"{title}: Cohen's kappa per rater pair", tuple(columns), tuple(rows),
-                   tuple(pair_notes))
-    return (coefficients, kappas)
+        pair_notes.append(f"{plural(len(pairs) - len(shown), 'more pair')} with fewer units in common "
+                          f"{'is' if len(pairs) - len(shown) == 1 else 'are'} in the JSON report.")
+    if n_pairs_sharing is not None and n_pairs_sharing > len(pairs):
+        pair_notes.append(f"Kappa was computed for the {len(pairs)} pairs with most units in common, of the "
+                          f"{n_pairs_sharing} pairs of raters who share a unit.")
+    return Table(key, title, tuple(columns), tuple(rows), tuple(pair_notes))
 
 
 def agreement_json(table: AgreementTable) -> dict[str, Any]:

@@ -19,6 +19,14 @@ merges the copy back. The copy is opened read-only and never changed.
   which writes nothing at all when there is a conflict. When both files hold independent
   judgments with the same answer, the copy's are kept as history of this file's one, which
   stays current.
+- Settling: with `prefer="copy"` or `prefer="here"` such a conflict is merged instead, and both
+  judgments are kept. `copy`: the copy's judgments come in and its current one supersedes this
+  file's (which stays, as history). `here`: the copy's judgments come in as history of this
+  file's current one, which stays current. Either way the copy's judgments are now here (by
+  uid), so merging the file again finds nothing new and no conflict; each settlement is listed
+  in the merge log (`details.settled`: who, what, both answers and uids, which side was kept).
+  Conflicts of place (a queue position holding another item, sides or cohorts that differ) are
+  never settled this way.
 - Everything happens in one transaction, and each merge is logged in the `merges` table (file,
   SHA-256, time, counts, conflicts).
 """
@@ -36,6 +44,7 @@ from typing import Any
 
 from annotate.store.schema import SCHEMA_VERSION
 from annotate.store.store import Store, StoreError, utc_now
+from annotate.text import plural
 
 _NEEDED_TABLES = ("items", "annotators", "assignments", "judgments", "events")
 
@@ -52,6 +61,27 @@ class MergeConflict:
     theirs: str
     """The copy's current answer (or what it has in that place)."""
     reason: str
+    settleable: bool = False
+    """True for two different answers, which `prefer` can settle; False for a conflict of place."""
+
+
+@dataclass(frozen=True)
+class Settled:
+    """A conflict of answers that `prefer` settled: both judgments are kept, `kept`'s is current."""
+
+    annotator: str
+    item_id: str
+    position: int
+    ours: str
+    theirs: str
+    kept: str
+    """`copy` or `here`."""
+    ours_uid: str
+    theirs_uid: str
+
+
+PREFER = ("copy", "here")
+"""How a conflict of answers may be settled (`merge_session(prefer=...)`)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +101,8 @@ class MergeReport:
     """Assignments judged independently in both files with the same answer (kept as history)."""
     conflicts: tuple[MergeConflict, ...] = ()
     written: bool = True
+    settled: tuple[Settled, ...] = ()
+    """Conflicts of answers settled by `prefer` (merged, both judgments kept)."""
 
     @property
     def changed(self) -> bool:
@@ -83,7 +115,7 @@ class MergeConflictError(StoreError):
     def __init__(self, report: MergeReport) -> None:
         self.report = report
         super().__init__(
-            f"{len(report.conflicts)} conflicts in {report.source}; nothing was merged (strict)"
+            f"{plural(len(report.conflicts), 'conflict')} in {report.source}; nothing was merged (strict)"
         )
 
 
@@ -101,6 +133,7 @@ class _Counts:
     already: int = 0
     duplicates: int = 0
     conflicts: list[MergeConflict] = field(default_factory=list)
+    settled: list[Settled] = field(default_factory=list)
 
 
 def file_sha256(path: Path) -> str:
@@ -133,11 +166,16 @@ def open_read_only(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def merge_session(store: Store, other: Path | str, strict: bool = False) -> MergeReport:
+def merge_session(
+    store: Store, other: Path | str, strict: bool = False, prefer: str | None = None,
+) -> MergeReport:
     """Merge the judgments and events of the session file `other` into `store` (rules above).
 
-    Raises MergeConflictError (nothing written) when `strict` and there is a conflict.
+    prefer: None (report conflicts of answers), `copy` or `here` (settle them, keeping both).
+    Raises MergeConflictError (nothing written) when `strict` and a conflict is left.
     """
+    if prefer not in (None, *PREFER):
+        raise ValueError(f"prefer must be one of {', '.join(PREFER)}, not {prefer!r}")
     other = Path(other)
     if other.exists() and store.path.exists() and os.path.samefile(other, store.path):
         raise StoreError(f"{other} is this session's own file")
@@ -148,7 +186,7 @@ def merge_session(store: Store, other: Path | str, strict: bool = False) -> Merg
         counts = _Counts()
         try:
             with store.transaction() as db:
-                _merge(db, source, counts)
+                _merge(db, source, counts, prefer)
                 if strict and counts.conflicts:
                     raise _Abort
                 report = _report(str(other), sha, counts, written=True)
@@ -160,6 +198,7 @@ def merge_session(store: Store, other: Path | str, strict: bool = False) -> Merg
                     "details": json.dumps({
                         "already": counts.already, "duplicates": counts.duplicates,
                         "conflicts": [asdict(c) for c in counts.conflicts],
+                        "settled": [asdict(c) for c in counts.settled],
                     }, sort_keys=True),
                 })
         except _Abort:
@@ -179,7 +218,7 @@ def _report(source: str, sha: str, counts: _Counts, written: bool) -> MergeRepor
         source=source, sha256=sha, items=counts.items, annotators=counts.annotators,
         assignments=counts.assignments, judgments=counts.judgments, events=counts.events,
         already=counts.already, duplicates=counts.duplicates, conflicts=tuple(counts.conflicts),
-        written=written,
+        written=written, settled=tuple(counts.settled),
     )
 
 
@@ -217,7 +256,7 @@ def _columns(db: Any, table: str) -> list[str]:
     return [r[1] for r in db.execute(f"PRAGMA table_info({table})").fetchall()]
 
 
-def _merge(db: Any, source: _Source, counts: _Counts) -> None:
+def _merge(db: Any, source: _Source, counts: _Counts, prefer: str | None = None) -> None:
     uid_to_id: dict[str, int] = dict(db.execute("SELECT uid, id FROM judgments").fetchall())
     event_uids = {r[0] for r in db.execute("SELECT uid FROM events").fetchall()}
     new_judgments = [j for j in source.judgments if j["uid"] not in uid_to_id]
@@ -241,7 +280,7 @@ def _merge(db: Any, source: _Source, counts: _Counts) -> None:
     judgment_columns = [c for c in _columns(db, "judgments") if c in source.judgments[0]] if source.judgments else []
     for other_id, target in sorted(mapped.items()):
         if not _merge_judgments(db, source, other_id, target, by_assignment[other_id], uid_to_id,
-                                judgment_columns, counts):
+                                judgment_columns, counts, prefer):
             blocked.add(other_id)
     other_uid = {j["id"]: j["uid"] for j in source.judgments}
     event_columns = [c for c in _columns(db, "events") if c in source.events[0]] if source.events else []
@@ -367,9 +406,9 @@ def _ensure_item(db: Any, source: _Source, item_id: str, counts: _Counts) -> boo
 
 def _merge_judgments(
     db: Any, source: _Source, other_id: int, target: int, theirs: list[dict[str, Any]],
-    uid_to_id: dict[str, int], columns: list[str], counts: _Counts,
+    uid_to_id: dict[str, int], columns: list[str], counts: _Counts, prefer: str | None = None,
 ) -> bool:
-    """Merge one assignment's judgments; False (nothing written) on a conflict."""
+    """Merge one assignment's judgments; False (nothing written) on a conflict left unsettled."""
     new = [j for j in theirs if j["uid"] not in uid_to_id]
     if not new:
         return True
@@ -385,11 +424,12 @@ def _merge_judgments(
         our_current is not None and their_current is not None
         and our_current["uid"] not in their_uids and their_current["uid"] not in our_uids
     )
-    if independent and _answer(our_current) != _answer(their_current):
+    differ = independent and _answer(our_current) != _answer(their_current)
+    if differ and prefer is None:
         name, item_id, position = source.key(other_id)
         counts.conflicts.append(MergeConflict(
             name, item_id, position, _answer(our_current), _answer(their_current),
-            "judged differently in both files",
+            "judged differently in both files", settleable=True,
         ))
         return False
     other_uid = {j["id"]: j["uid"] for j in theirs}
@@ -413,9 +453,16 @@ def _merge_judgments(
             )
     if independent:
         assert our_current is not None and their_current is not None
-        db.execute(
-            "UPDATE judgments SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL",
-            [our_current["id"], uid_to_id[their_current["uid"]]],
-        )
-        counts.duplicates += 1
+        older, newer = our_current["id"], uid_to_id[their_current["uid"]]
+        if not (differ and prefer == "copy"):
+            older, newer = newer, older  # the copy's becomes history of this file's
+        db.execute("UPDATE judgments SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL", [newer, older])
+        if differ:
+            name, item_id, position = source.key(other_id)
+            counts.settled.append(Settled(
+                name, item_id, position, _answer(our_current), _answer(their_current), str(prefer),
+                our_current["uid"], their_current["uid"],
+            ))
+        else:
+            counts.duplicates += 1
     return True

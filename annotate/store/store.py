@@ -534,9 +534,12 @@ class Store:
         space), swapped (0/1), initial_label, scores and timings (JSON text), rationale,
         confidence, skip_reason, guideline_id, guideline_version, shown_at, first_input_ms,
         submit_ms, active_ms, submitted_at, app_version, condition, purpose, position, planted
-        (0/1: made under a planted suggestion), superseded (0/1). Current judgments only unless
-        include_superseded; judgments under planted suggestions are left out unless
-        include_planted (DESIGN.md section 6).
+        (0/1: made under a planted suggestion), superseded (0/1), and the linked suggestion:
+        suggestion_label, suggestion_model (None without one), shown_event (0/1: a
+        `suggestion.reveal` or `suggestion.shown` event was logged for the assignment), has_events
+        (0/1: any event was).
+        Current judgments only unless include_superseded; judgments under planted suggestions are
+        left out unless include_planted (DESIGN.md section 6).
         """
         where = []
         if not include_superseded:
@@ -549,7 +552,11 @@ class Store:
             " j.initial_label, j.scores, j.rationale, j.confidence, j.skip_reason, j.guideline_id,"
             " j.guideline_version, j.shown_at, j.first_input_ms, j.submit_ms, j.active_ms, j.timings,"
             " j.submitted_at, j.app_version, a.condition, a.purpose, a.position,"
-            " COALESCE(s.planted, 0) AS planted, j.superseded_by IS NOT NULL AS superseded"
+            " COALESCE(s.planted, 0) AS planted, j.superseded_by IS NOT NULL AS superseded,"
+            " s.label AS suggestion_label, s.source_model AS suggestion_model,"
+            " EXISTS (SELECT 1 FROM events e WHERE e.assignment_id = a.id"
+            " AND e.kind IN ('suggestion.reveal', 'suggestion.shown')) AS shown_event,"
+            " EXISTS (SELECT 1 FROM events e WHERE e.assignment_id = a.id) AS has_events"
             " FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
             " JOIN annotators n ON n.id = a.annotator_id"
             f" LEFT JOIN suggestions s ON s.id = a.suggestion_id {clause} ORDER BY j.id"

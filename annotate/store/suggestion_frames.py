@@ -48,17 +48,19 @@ def anchoring_frame(store: Store, purposes: tuple[str, ...] = ("main", "gold")) 
         list(purposes),
     )
     suggestion_ms = [json.loads(t or "{}").get("suggestion_ms") for t in raw["timings"]]
-    planted = [bool(p) if p is not None and p == p else False for p in raw["planted"]]
+    planted = [False if pd.isna(p) else bool(p) for p in raw["planted"]]
     correct = []
     for suggestion, gold, was_planted in zip(raw["suggestion"], raw["gold"], planted, strict=True):
-        if suggestion is None:
+        # A missing value arrives as None or as float NaN (pandas' string columns): test with isna,
+        # never `is None`, or an item without gold would count as a wrong suggestion.
+        if pd.isna(suggestion):
             correct.append(None)
         elif was_planted:
             correct.append(False)
-        elif gold is None:
+        elif pd.isna(gold):
             correct.append(None)
         else:
-            correct.append(suggestion == gold)
+            correct.append(bool(suggestion == gold))
     frame = raw.drop(columns=["timings"]).assign(
         planted=planted, suggestion_correct=pd.array(correct, dtype="object"),
         suggestion_ms=pd.array(suggestion_ms, dtype="Int64"),

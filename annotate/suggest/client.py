@@ -15,8 +15,10 @@ One `ChatClient` sends `POST {endpoint}/chat/completions` and returns the reply'
 
 The API key is read from the environment variable the caller names, sent as a Bearer token, and
 kept nowhere else: it is not logged (this module logs nothing), not put in any error message, and
-never reaches the store. Replies are untrusted text; this module only extracts the message
-content and never interprets it.
+never reaches the store. A server that echoes the key back (an error page quoting the request's
+headers, say) does not get it stored either: every text this client returns (reply content, raw
+bodies of failures) has the key replaced by `[API key]`. Replies are untrusted text; this module
+only extracts the message content and never interprets it.
 """
 
 from __future__ import annotations
@@ -207,7 +209,7 @@ class ChatClient:
                 status = response.status_code
                 if status == 200:
                     return self._reply(response, attempt + 1)
-                text = _cut(response.text)
+                text = _cut(self._scrub(response.text))
                 if status == 429:
                     retry_in = retry_after_seconds(response.headers.get("retry-after"))
                     if retry_in is not None:
@@ -241,26 +243,32 @@ class ChatClient:
         if delay > 0:
             await asyncio.sleep(delay)
 
-    @staticmethod
-    def _reply(response: httpx.Response, attempts: int) -> Reply:
+    def _scrub(self, text: str) -> str:
+        """`text` with the API key (if any, and if echoed back by the server) replaced."""
+        if self._key and self._key in text:
+            return text.replace(self._key, "[API key]")
+        return text
+
+    def _reply(self, response: httpx.Response, attempts: int) -> Reply:
         text = response.text
         try:
             data = json.loads(text)
         except ValueError:
-            raise ReplyError("the reply is not JSON (expected a chat-completions object)", _cut(text)) from None
+            raise ReplyError("the reply is not JSON (expected a chat-completions object)",
+                             _cut(self._scrub(text))) from None
         try:
             choice = data["choices"][0]
             content = choice["message"]["content"]
         except (KeyError, IndexError, TypeError):
-            raise ReplyError("the reply has no choices[0].message.content", _cut(text)) from None
+            raise ReplyError("the reply has no choices[0].message.content", _cut(self._scrub(text))) from None
         if isinstance(content, list):  # content parts: [{"type": "text", "text": ...}]
             content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
         if not isinstance(content, str):
-            raise ReplyError("the reply's message content is not text", _cut(text))
+            raise ReplyError("the reply's message content is not text", _cut(self._scrub(text)))
         model = data.get("model") if isinstance(data, dict) else ""
         finish = choice.get("finish_reason") if isinstance(choice, dict) else ""
         return Reply(
-            content=_cut(content), model=model if isinstance(model, str) else "",
+            content=_cut(self._scrub(content)), model=self._scrub(model) if isinstance(model, str) else "",
             finish_reason=finish if isinstance(finish, str) else "", attempts=attempts,
         )
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from annotate.text import plural
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -43,7 +45,7 @@ class Debrief:
             "is known. This is not a test of you: everyone tends to follow suggestions, and knowing how much",
             "helps us decide when and how to show them.",
             "",
-            f"Suggestions you saw: {self.shown} (of {self.judged} judgments).",
+            f"Suggestions you saw: {self.shown} (of {plural(self.judged, 'judgment')}).",
         ]
         if self.planted_shown:
             lines.append(f"Planted wrong suggestions you saw: {self.planted_shown}; you went along with"

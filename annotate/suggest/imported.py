@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotate.formats.labels import parse_label_map, parse_labels
+from annotate.formats.labels import check_label_options, parse_label_map, parse_labels
 from annotate.formats.mapped import OptionError
-from annotate.formats.reading import CONTAINERS, read_table
+from annotate.formats.reading import CONTAINERS, empty_warning, read_table
 from annotate.model import Suggestion
 from annotate.spec import LabelSchema
 from annotate.store import Store
+from annotate.text import plural
 
 __all__ = ["SuggestionImport", "import_suggestions"]
 
@@ -36,7 +37,7 @@ class SuggestionImport:
 
     def summary(self) -> str:
         models = ", ".join(self.models) if self.models else "no model"
-        return f"added {self.added} suggestions ({self.unchanged} unchanged) from {models}"
+        return f"added {plural(self.added, 'suggestion')} ({self.unchanged} unchanged) from {models}"
 
 
 def import_suggestions(
@@ -56,7 +57,11 @@ def import_suggestions(
     if format is not None and format not in CONTAINERS:
         raise OptionError(f"--format {format!r}: expected one of {', '.join(CONTAINERS)}")
     codes = parse_label_map(label_map, schema)
+    check_label_options(schema, "llm", layout, raters, field_map)
     table = read_table(path, format)
+    empty = empty_warning(table)
+    if empty:
+        return SuggestionImport(0, 0, (), (empty,))
     source = source or path.name
     votes = parse_labels(
         table, schema, cohort="llm", source=source, known_items=set(store.item_ids()), layout=layout,
@@ -85,7 +90,8 @@ def import_suggestions(
         )
     warnings = []
     if conflicts:
-        warnings.append(f"{len(conflicts)} repeated labels that differ (kept the first): " + "; ".join(conflicts[:20]))
+        shown = "; ".join(conflicts[:20])
+        warnings.append(f"{plural(len(conflicts), 'repeated label')} with a different value (kept the first): {shown}")
     if not votes:
         warnings.append(f"{table.file}: no labels found (every cell empty?)")
     if new:

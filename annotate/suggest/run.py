@@ -10,8 +10,11 @@ same prompt hash, not planted), `suggest_session`:
 - single: asks once for a grade on the session's scale;
 - keeps both raw replies as JSON in `Suggestion.raw`: `{"replies": [{"order": "AB", "content":
   ..., "verdict": ..., "error": ..., "model": ..., "attempts": ...}, ...]}`;
-- when the A-first reply has no verdict (or the request failed), stores no suggestion but a
-  `SuggestionFailure` with the error and raw reply; a later run asks about that item again.
+- when the A-first request got no usable reply (server unreachable, an HTTP error, a body that
+  is not a chat completion) or a reply without a readable verdict, stores no suggestion but a
+  `SuggestionFailure` with the error and raw reply; a later run asks about that item again. The
+  two are counted apart (`RunSummary.request_failed`, `RunSummary.no_verdict`): the first says
+  something about the server, the second about the model or the prompt.
 
 Each item's result is written as soon as it arrives, so an interrupted run loses at most the
 items in flight, and running the same command again resumes. Nothing the model wrote is
@@ -23,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from annotate.model import Item, Suggestion
@@ -38,9 +41,15 @@ ABORT_AFTER_UNAVAILABLE = 5
 """Stop the run after this many items in a row found the server unavailable after all retries."""
 
 
+STORED, NO_VERDICT, REQUEST_FAILED, UNAVAILABLE = "stored", "no_verdict", "request_failed", "unavailable"
+"""`ItemOutcome.status`: a suggestion was stored; a reply came without a readable verdict; the
+request got no usable reply (an HTTP error, a body that is not a chat completion, a prompt that
+could not be built); the server could not be reached (or kept failing) after every retry."""
+
+
 @dataclass(frozen=True)
 class ItemOutcome:
-    """What happened to one item: `stored` (a suggestion) or `failed` (with `error`)."""
+    """What happened to one item: its `status` (see STORED..UNAVAILABLE) and, unless stored, `error`."""
 
     item_id: str
     status: str
@@ -55,6 +64,11 @@ class ItemOutcome:
             return None
         return self.label == self.swapped_label
 
+    @property
+    def request_failed(self) -> bool:
+        """No usable reply came back (as opposed to a reply without a readable verdict)."""
+        return self.status in (REQUEST_FAILED, UNAVAILABLE)
+
 
 @dataclass(frozen=True)
 class RunSummary:
@@ -66,6 +80,7 @@ class RunSummary:
     """Items that already had a suggestion from this model and prompt."""
     stored: int
     failed: int
+    """Items without a suggestion: `no_verdict` + `request_failed`."""
     consistent: int
     """Pairwise items whose two orders agreed."""
     inconsistent: int
@@ -73,7 +88,13 @@ class RunSummary:
     aborted: str = ""
     """Why the run stopped early, or empty."""
     errors: tuple[str, ...] = field(default_factory=tuple)
-    """The first few failures as `item: error` (item ids are untrusted text)."""
+    """The first few replies without a verdict as `item: error` (item ids are untrusted text)."""
+    no_verdict: int = 0
+    """Items whose reply came back without a readable verdict (or with a grade off the scale)."""
+    request_failed: int = 0
+    """Items whose request got no usable reply: server unreachable, HTTP error, broken body."""
+    request_errors: tuple[str, ...] = field(default_factory=tuple)
+    """The first few failed requests as `item: error`."""
 
 
 def flip(label: str) -> str:
@@ -118,7 +139,8 @@ async def suggest_items(
             except FatalError:
                 raise
             except SuggestError as exc:
-                return {"content": exc.raw, "error": str(exc), "unavailable": isinstance(exc, UnavailableError)}
+                status = UNAVAILABLE if isinstance(exc, UnavailableError) else REQUEST_FAILED
+                return {"content": exc.raw, "error": str(exc), "status": status}
         return {"content": reply.content, "model": reply.model, "finish_reason": reply.finish_reason,
                 "attempts": reply.attempts}
 
@@ -127,7 +149,8 @@ async def suggest_items(
         try:
             requests = [prompt.messages(item, first=order[0]) for order in orders]
         except KeyError as exc:
-            return _record_failure(store, item, source_model, prompt, f"cannot build the prompt: {exc}", [])
+            return _record_failure(store, item, source_model, prompt, f"cannot build the prompt: {exc}", [],
+                                   REQUEST_FAILED)
         replies = await asyncio.gather(*(ask(m) for m in requests))
         for order, reply in zip(orders, replies, strict=True):
             reply["order"] = order
@@ -140,23 +163,22 @@ async def suggest_items(
                     reply["verdict"] = flip(verdict.label)
         first = replies[0]
         if first.get("verdict") is None:
-            outcome = _record_failure(store, item, source_model, prompt, first["error"], replies)
-            return replace(outcome, status="unavailable") if first.get("unavailable") else outcome
+            return _record_failure(store, item, source_model, prompt, first["error"], replies,
+                                   first.get("status", NO_VERDICT))
         swapped = replies[1].get("verdict") if len(replies) > 1 else None
-        raw = json.dumps({"replies": [{k: v for k, v in r.items() if k != "unavailable"} for r in replies]},
-                         ensure_ascii=False, sort_keys=True)
+        raw = _raw(replies)
         store.add_suggestions([Suggestion(
             item_id=item.id, source_model=source_model, label=first["verdict"], rationale=first["content"],
             swapped_label=swapped, planted=False, prompt_hash=prompt.hash, raw=raw,
         )])
-        return ItemOutcome(item.id, "stored", first["verdict"], swapped)
+        return ItemOutcome(item.id, STORED, first["verdict"], swapped)
 
     tasks = [asyncio.ensure_future(one(item)) for item in items]
     try:
         for future in asyncio.as_completed(tasks):
             outcome = await future
             outcomes.append(outcome)
-            unavailable_streak = unavailable_streak + 1 if outcome.status == "unavailable" else 0
+            unavailable_streak = unavailable_streak + 1 if outcome.status == UNAVAILABLE else 0
             if progress is not None:
                 progress(outcome)
             if unavailable_streak >= ABORT_AFTER_UNAVAILABLE:
@@ -171,13 +193,18 @@ async def suggest_items(
     return outcomes
 
 
+def _raw(replies: list[dict[str, Any]]) -> str:
+    """The replies as stored: JSON, without our own bookkeeping (`status`)."""
+    return json.dumps({"replies": [{k: v for k, v in r.items() if k != "status"} for r in replies]},
+                      ensure_ascii=False, sort_keys=True)
+
+
 def _record_failure(
     store: Store, item: Item, model: str, prompt: JudgePrompt, error: str, replies: list[dict[str, Any]],
+    status: str,
 ) -> ItemOutcome:
-    raw = json.dumps({"replies": [{k: v for k, v in r.items() if k != "unavailable"} for r in replies]},
-                     ensure_ascii=False, sort_keys=True)
-    store.add_suggestion_failure(SuggestionFailure(item.id, model, prompt.hash, error, raw))
-    return ItemOutcome(item.id, "failed", error=error)
+    store.add_suggestion_failure(SuggestionFailure(item.id, model, prompt.hash, error, _raw(replies)))
+    return ItemOutcome(item.id, status, error=error)
 
 
 def suggest_session(
@@ -225,12 +252,15 @@ def suggest_session(
         asyncio.run(main())
     except UnavailableError as exc:
         aborted = str(exc)
-    stored = [o for o in outcomes if o.status == "stored"]
-    failed = [o for o in outcomes if o.status != "stored"]
+    stored = [o for o in outcomes if o.status == STORED]
+    no_verdict = [o for o in outcomes if o.status == NO_VERDICT]
+    request_failed = [o for o in outcomes if o.request_failed]
     return RunSummary(
-        total=total, skipped=skipped, stored=len(stored), failed=len(failed),
+        total=total, skipped=skipped, stored=len(stored), failed=len(no_verdict) + len(request_failed),
         consistent=sum(1 for o in stored if o.consistent is True),
         inconsistent=sum(1 for o in stored if o.consistent is False),
         prompt_hash=prompt.hash, aborted=aborted,
-        errors=tuple(f"{o.item_id}: {o.error}" for o in failed[:5]),
+        errors=tuple(f"{o.item_id}: {o.error}" for o in no_verdict[:5]),
+        no_verdict=len(no_verdict), request_failed=len(request_failed),
+        request_errors=tuple(f"{o.item_id}: {o.error}" for o in request_failed[:5]),
     )

@@ -1,9 +1,11 @@
 """The annotation app, built by `make_app` from a spec, an open store and an annotator's name.
 
 The app owns the queue, the store thread (every Store call runs there, in order) and the
-prefetcher; screens own the keys. A submit is queued on the store thread and the next item is
-shown at once from what was read and rendered ahead; the progress line says `Saving…` until the
-write is durable and `Saved` after. Quitting waits for every queued write.
+prefetcher (with its render thread); screens own the keys. A submit is queued on the store thread
+and the next item is shown at once from what was read and rendered ahead (or, when keys come
+faster than that, with only its first screenful rendered on the spot and the rest rendered
+after); the progress line says `Saving…` until the write is durable and `Saved` after. Quitting
+waits for every queued write.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from pathlib import Path
 from textual import on, work
 from textual.app import App
 from textual.message import Message
-from textual.strip import Strip
 
 from annotate.guidelines import Guideline, GuidelineError, load_guideline
 from annotate.model import Event, Judgment
@@ -26,7 +27,7 @@ from annotate.plan import PLAN_META_KEY, ensure_queue
 from annotate.spec import SessionSpec
 from annotate.store import Store
 from annotate.tui.queue import Prefetcher, Queue, StoreRunner
-from annotate.tui.render import Doc, LineCache
+from annotate.tui.render import Doc, DocLines, LineCache
 from annotate.tui.screens.item import ItemScreen
 from annotate.tui.widgets.progress_line import BREAK_AFTER_S
 
@@ -123,9 +124,16 @@ class AnnotateApp(App[None]):
 
     # -- rendering ---------------------------------------------------------------------------
 
-    def lines_for(self, doc: Doc, width: int) -> list[Strip]:
-        """Rendered lines for a pane: prefetched when possible."""
+    def lines_for(self, doc: Doc, width: int) -> DocLines:
+        """A pane's document lines: as far as rendered ahead; the render thread finishes them."""
         return self.prefetcher.lines(doc, width)
+
+    def whole_lines_for(self, doc: Doc, width: int) -> DocLines:
+        """A document's lines, all rendered now (the guideline: once per width, never on the way
+        from a key to the next item; its scrollbar is exact from the start)."""
+        lines = self.cache.get(doc, width)
+        lines.finish()
+        return lines
 
     def item_painted(self, now_ns: int) -> None:
         self._gc_due = True
@@ -279,9 +287,15 @@ def make_app(
 
 
 def run_app(spec: SessionSpec, annotator: str, db: Path | None = None) -> None:
-    """Open the session's store, run the app until the annotator quits, close the store."""
+    """Open the session's store, run the app until the annotator quits, close the store.
+
+    The guideline is loaded first: a missing or broken one (no front matter, say) is a GuidelineError
+    naming the file and line before the session file is opened, so nothing is written and no
+    judgment is made without the guideline version it should carry.
+    """
+    guideline = load_guideline(spec.guideline, spec.project_dir)
     with Store.open(db or spec.db, create=True) as store:
-        app = make_app(spec, store, annotator)
+        app = make_app(spec, store, annotator, guideline=guideline)
         if not app.queue.assignments:
             planned = bool(store.get_meta(PLAN_META_KEY))
             raise ValueError(

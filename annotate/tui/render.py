@@ -1,9 +1,17 @@
-"""Untrusted Markdown to lines of cells, safely and once per (document, width).
+"""Untrusted Markdown to lines of cells, safely, once per (document, width), a part at a time.
 
 Why not Textual's `Markdown` widget: it mounts one widget per block, which takes hundreds of
 milliseconds for a 10k-character response (bench/bench_tui.py). Here a document is rendered by
-Rich into a list of `Strip`s once per width, off the UI thread when it is prefetched, and a
-`DocView` paints only the lines in view; changing items swaps one list for another.
+Rich into `Strip`s per width and a `DocView` paints only the lines in view; changing items swaps
+one list for another.
+
+Lazily: rendering a 10k-character response takes ~25 ms and a 50k one ~200 ms, too long to sit
+between a key press and the next item. A `DocLines` cuts the document cheaply into parts (fixed
+headings, and runs of top-level Markdown blocks cut where CommonMark must start a new block, see
+`split_markdown`), renders them in order only as far as asked (`ensure`: the view asks for its
+first screenful) and estimates the height of the rest until it is rendered (by the render thread,
+`queue.Prefetcher`). All parts together give exactly the lines of rendering the whole document in
+one go (`render_lines`; tests/tui/test_render_lazy.py compares them).
 
 Safety: every text goes through `annotate.safe_text.sanitize` first (terminal controls become
 visible placeholders); Markdown is parsed with raw HTML turned off, so tags show as typed and
@@ -15,14 +23,18 @@ are fixed strings.
 from __future__ import annotations
 
 import io
+import re
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from markdown_it import MarkdownIt
-from rich.console import Console, Group, RenderableType
-from rich.markdown import Markdown
+from markdown_it.token import Token
+from rich.console import Console, ConsoleOptions, Group, RenderableType
+from rich.markdown import Markdown, MarkdownElement
 from rich.styled import Styled
 from rich.text import Text
 from textual.strip import Strip
@@ -35,18 +47,32 @@ CODE_THEME = "monokai"
 _local = threading.local()
 
 
+class _BlankLineNext(MarkdownElement):
+    """Renders nothing; Rich puts a blank line before the next block (see `DocLines`)."""
+
+    new_line = True
+
+
+_BLANK_LINE_NEXT = "annotate_blank_line_next"
+"""Token type of `_BlankLineNext`; not one markdown-it makes."""
+
+
 class SafeMarkdown(Markdown):
     """Rich Markdown with raw HTML disabled and terminal hyperlinks off.
 
     Rich's own parser enables HTML, and then drops HTML blocks from the output, which would hide
     part of a response from the annotator. Here `<script>` shows as the text `<script>`. The
     parser is built once per thread (building one compiles linkify's regexes, ~1 ms).
+
+    references: link reference definitions of the whole document (label -> href and title), for a
+    part of it parsed on its own; None when the document has none.
     """
 
-    def __init__(self, markup: str) -> None:
+    def __init__(self, markup: str, references: dict[str, Any] | None = None) -> None:
         # Rich's __init__ would build and run its own parser; set its attributes directly.
         self.markup = markup
-        self.parsed = _parser().parse(markup)
+        env = {"references": dict(references)} if references else {}
+        self.parsed = _parser().parse(markup, env)
         self.code_theme = CODE_THEME
         self.justify = None
         self.style = "none"
@@ -54,12 +80,17 @@ class SafeMarkdown(Markdown):
         self.inline_code_lexer = None
         self.inline_code_theme = CODE_THEME
 
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {**Markdown.elements, _BLANK_LINE_NEXT: _BlankLineNext}
 
-def _parser() -> MarkdownIt:
-    parser = getattr(_local, "parser", None)
+
+def _parser(blocks_only: bool = False) -> MarkdownIt:
+    name = "block_parser" if blocks_only else "parser"
+    parser = getattr(_local, name, None)
     if parser is None:
         parser = MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
-        _local.parser = parser
+        if blocks_only:
+            parser.disable("inline")
+        setattr(_local, name, parser)
     return parser
 
 
@@ -99,6 +130,10 @@ def _console() -> Console:
     return console
 
 
+def _options(console: Console, width: int) -> ConsoleOptions:
+    return console.options.update(width=width, min_width=width, max_width=width, height=None)
+
+
 def renderable(doc: Doc) -> RenderableType:
     """The Rich renderable for a document (sanitised, no markup)."""
     parts: list[RenderableType] = []
@@ -113,46 +148,289 @@ def renderable(doc: Doc) -> RenderableType:
 
 
 def render_lines(doc: Doc, width: int) -> list[Strip]:
-    """The document as lines exactly `width` cells wide."""
+    """The whole document as lines exactly `width` cells wide, rendered in one go."""
     width = max(width, 8)
     console = _console()
-    options = console.options.update(width=width, min_width=width, max_width=width, height=None)
-    lines = console.render_lines(renderable(doc), options, pad=True, new_lines=False)
+    lines = console.render_lines(renderable(doc), _options(console, width), pad=True, new_lines=False)
     strips = [Strip(line, width) for line in lines]
-    while len(strips) > 1 and not strips[-1].text.strip():
-        strips.pop()
+    _strip_trailing_blanks(strips)
     return strips
 
 
-class LineCache:
-    """Rendered lines by (doc key, width), least recently used dropped first. Thread-safe."""
+def _strip_trailing_blanks(strips: list[Strip]) -> None:
+    while len(strips) > 1 and not strips[-1].text.strip():
+        strips.pop()
 
-    def __init__(self, capacity: int = 32, render: Callable[[Doc, int], list[Strip]] = render_lines) -> None:
-        self.capacity = capacity
-        self._render = render
-        self._lines: OrderedDict[tuple[tuple[str, ...], int], list[Strip]] = OrderedDict()
+
+# -- cutting Markdown into runs of top-level blocks -----------------------------------------------
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+_LIST_ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+def _indent(line: str) -> int:
+    """Leading spaces; a tab counts as four (enough to make a line content, never a block start)."""
+    indent = len(line) - len(line.lstrip(" "))
+    return indent + 4 if line[indent:indent + 1] == "\t" else indent
+
+
+def _fence_states(state: tuple[str, str, int], line: str) -> set[tuple[str, str, int]]:
+    """The fence states after `line`, from `state`; several when the line is ambiguous.
+
+    A state is ("", "", 0) outside fenced code, ("top", marker, 0) inside a top-level fence (which
+    only its closing line ends), or ("item", marker, indent) inside a fence opened at `indent`
+    spaces within a list item (which also ends when the item does; the item's content column is
+    not tracked, so lines indented less than the fence are read both ways).
+    """
+    kind, marker, opened_at = state
+    indent = _indent(line)
+    match = _FENCE.match(line)
+    closes = (match is not None and match.group(1)[0] == marker[:1] and len(match.group(1)) >= len(marker)
+              and not match.group(2).strip(" \t"))
+    if kind == "top":
+        return {("", "", 0)} if closes and indent <= 3 else {state}
+    if kind == "item":
+        if not line.strip(" \t"):
+            return {state}
+        inside = {("", "", 0), state} if closes else {state}
+        if indent >= opened_at:
+            return inside
+        outside = _fence_states(("", "", 0), line)  # the item (and its fence) ended before this line
+        return outside if indent == 0 else outside | inside
+    if match is None or (match.group(1)[0] == "`" and "`" in match.group(2)):
+        return {state}
+    if indent == 0:
+        return {("top", match.group(1), 0)}
+    return {("top", match.group(1), 0), ("item", match.group(1), indent)}
+
+
+def split_markdown(text: str) -> list[str]:
+    """`text` cut into runs of whole top-level blocks; `"\\n".join(runs) == text`.
+
+    A cut goes before a line that follows a blank line and starts in column 0, unless a top-level
+    fenced code block may be open there, or the line starts a list item and a list may be open
+    (any line since the last cut started a list item): CommonMark must then start a new top-level
+    block, so parsing each run alone gives the blocks of parsing the whole text. (Link reference
+    definitions reach across runs: see `SafeMarkdown`.) Where unsure it does not cut, which is
+    always safe.
+
+    >>> split_markdown("a\\n\\n- b\\n\\n- c\\n\\nd\\n\\n1. e")
+    ['a\\n', '- b\\n\\n- c\\n', 'd\\n', '1. e']
+    """
+    lines = text.split("\n")
+    runs: list[str] = []
+    start = 0
+    outside = ("", "", 0)
+    states = {outside}
+    blank_before = False
+    list_open = False
+    for i, line in enumerate(lines):
+        blank = not line.strip(" \t")
+        item = _indent(line) <= 3 and _LIST_ITEM.match(line.lstrip(" ")) is not None
+        if (blank_before and not blank and line[0] not in " \t" and not (item and list_open)
+                and all(kind != "top" for kind, _, _ in states)):
+            runs.append("\n".join(lines[start:i]))
+            start = i
+            states = {outside}
+            list_open = False
+        states = set().union(*(_fence_states(state, line) for state in states))
+        list_open = list_open or item
+        blank_before = blank
+    runs.append("\n".join(lines[start:]))
+    return runs
+
+
+def _references(text: str) -> dict[str, Any] | None:
+    """The link reference definitions in `text` (a block-level parse; only when it may have some)."""
+    if "]:" not in text:
+        return None
+    env: dict[str, Any] = {}
+    _parser(blocks_only=True).parse(text, env)
+    return env.get("references") or None
+
+
+def _estimate(text: str, width: int) -> int:
+    """A guess at the lines a run of Markdown takes at `width`: one per source line, more when long."""
+    usable = max(1, width - 4)
+    return sum(1 + len(line) // usable for line in text.split("\n"))
+
+
+@dataclass(frozen=True)
+class _Run:
+    """A run of top-level Markdown blocks of one `Block` (already sanitised)."""
+
+    text: str
+    dim: bool
+    first: bool
+    """The block's first run (Rich starts each Markdown without a blank line)."""
+    references: dict[str, Any] | None
+
+
+def _parts(doc: Doc) -> list[RenderableType | _Run]:
+    """The document as fixed lines and Markdown runs, in order (what `renderable` puts in a Group)."""
+    parts: list[RenderableType | _Run] = []
+    for index, block in enumerate(doc.blocks):
+        if block.heading:
+            if index:
+                parts.append(Text(""))
+            parts.append(Text(block.heading, style="bold reverse"))
+        if not block.text.strip():
+            empty = Text("(empty)", style="italic dim")
+            parts.append(Styled(empty, "dim") if block.dim else empty)
+            continue
+        text = sanitize(block.text)
+        references = _references(text)
+        parts.extend(_Run(run, block.dim, i == 0, references) for i, run in enumerate(split_markdown(text)))
+    return parts
+
+
+class DocLines:
+    """A document's lines at one width, rendered a part at a time, in order. Thread-safe.
+
+    `lines` grows as parts are rendered (never changes otherwise, except that blank lines at the
+    very end are dropped when the last part is rendered); `height` is the number of lines so far
+    plus an estimate for the rest, exact once `complete`. Every part rendered gives exactly
+    `render_lines(doc, width)`.
+    """
+
+    def __init__(self, doc: Doc, width: int) -> None:
+        self.doc = doc
+        self.width = width
+        """The width asked for; lines are `max(width, 8)` cells wide."""
+        self.lines: list[Strip] = []
+        """The lines rendered so far, from the top."""
+        self._cells = max(width, 8)
+        self._parts = _parts(doc)
+        self._estimates = [_estimate(p.text, self._cells) if isinstance(p, _Run) else 1 for p in self._parts]
+        self._rest = sum(self._estimates)
+        self._next = 0
+        self._blank_line_next = False
+        """Rich's state between the runs of one Markdown: a blank line before the next block."""
+        self._complete = not self._parts
+        self._callbacks: list[Callable[[], None]] = []
         self._lock = threading.Lock()
 
-    def peek(self, doc: Doc, width: int) -> list[Strip] | None:
-        """The cached lines, or None."""
+    @property
+    def complete(self) -> bool:
+        """Every part is rendered: `lines` is the whole document."""
+        return self._complete
+
+    @property
+    def height(self) -> int:
+        """Lines rendered plus the estimated lines of the parts not yet rendered."""
+        return len(self.lines) + (0 if self._complete else self._rest)
+
+    @property
+    def progress(self) -> tuple[int, int]:
+        """(parts rendered, parts) for tests and benchmarks."""
+        return self._next, len(self._estimates)
+
+    def ensure(self, count: int) -> bool:
+        """Render parts until there are `count` lines or the document is complete; True if it
+        rendered anything."""
+        if self._complete or len(self.lines) >= count:
+            return False
+        with self._lock:
+            while not self._complete and len(self.lines) < count:
+                self._render_next()
+        self._run_callbacks()
+        return True
+
+    def render_next(self) -> bool:
+        """Render the next part; False when there was none left."""
+        if self._complete:
+            return False
+        with self._lock:
+            if self._complete:
+                return False
+            self._render_next()
+        self._run_callbacks()
+        return True
+
+    def finish(self) -> list[Strip]:
+        """Render every part left; the whole document's lines."""
+        self.ensure(sys.maxsize)
+        return self.lines
+
+    def when_complete(self, callback: Callable[[], None]) -> None:
+        """Call `callback()` once every part is rendered: now if it is, else from the thread
+        rendering the last part."""
+        with self._lock:
+            if not self._complete:
+                self._callbacks.append(callback)
+                return
+        callback()
+
+    def _run_callbacks(self) -> None:
+        if not self._complete:
+            return
+        with self._lock:
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
+
+    def _render_next(self) -> None:
+        """Render the next part (the lock is held)."""
+        index = self._next
+        part = self._parts[index]
+        console = _console()
+        options = _options(console, self._cells)
+        if isinstance(part, _Run):
+            markdown = SafeMarkdown(part.text, part.references)
+            tokens = markdown.parsed
+            if tokens and self._blank_line_next and not part.first:
+                # Rich decides on the blank line before a block from the last element it closed;
+                # a run parsed alone would start without one, so carry it over from the last run.
+                markdown.parsed = [Token(_BLANK_LINE_NEXT, "", 0), *tokens]
+            if part.first:
+                self._blank_line_next = False
+            if tokens:  # the last token closes a top-level block; after an hr, Rich adds no blank line
+                self._blank_line_next = tokens[-1].type != "hr"
+            part = Styled(markdown, "dim") if part.dim else markdown
+        lines = console.render_lines(part, options, pad=True, new_lines=False)
+        self.lines.extend(Strip(line, self._cells) for line in lines)
+        self._rest -= self._estimates[index]
+        self._next = index + 1
+        if self._next == len(self._parts):
+            _strip_trailing_blanks(self.lines)
+            self._parts = []
+            self._complete = True
+
+
+class LineCache:
+    """`DocLines` by (doc key, width), least recently used dropped first. Thread-safe."""
+
+    def __init__(self, capacity: int = 32) -> None:
+        self.capacity = capacity
+        self._docs: OrderedDict[tuple[tuple[str, ...], int], DocLines] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def peek(self, doc: Doc, width: int) -> DocLines | None:
+        """The document's lines at `width` if cached (complete or not), else None."""
         with self._lock:
             key = (doc.key, width)
-            lines = self._lines.get(key)
+            lines = self._docs.get(key)
             if lines is not None:
-                self._lines.move_to_end(key)
+                self._docs.move_to_end(key)
             return lines
 
-    def get(self, doc: Doc, width: int) -> list[Strip]:
-        """The lines, rendering them now when not cached."""
+    def get(self, doc: Doc, width: int) -> DocLines:
+        """The document's lines at `width`, made (not yet rendered) when not cached."""
         lines = self.peek(doc, width)
-        if lines is None:
-            lines = self._render(doc, width)
-            self.put(doc, width, lines)
-        return lines
-
-    def put(self, doc: Doc, width: int, lines: list[Strip]) -> None:
+        if lines is not None:
+            return lines
+        made = DocLines(doc, width)
         with self._lock:
-            self._lines[(doc.key, width)] = lines
-            self._lines.move_to_end((doc.key, width))
-            while len(self._lines) > self.capacity:
-                self._lines.popitem(last=False)
+            key = (doc.key, width)
+            lines = self._docs.setdefault(key, made)
+            self._docs.move_to_end(key)
+            while len(self._docs) > self.capacity:
+                self._docs.popitem(last=False)
+            return lines
+
+
+def whole_lines(doc: Doc, width: int) -> DocLines:
+    """The document's lines at `width`, every part rendered now (no render thread to finish them)."""
+    lines = DocLines(doc, width)
+    lines.finish()
+    return lines

@@ -41,7 +41,7 @@ def hostile_items() -> list[Item]:
 def all_lines(app: AnnotateApp) -> list[str]:
     lines = []
     for view in app.screen.query(DocView):
-        lines.extend(strip.text for strip in view._lines)
+        lines.extend(strip.text for strip in view.full_lines())
     return lines
 
 

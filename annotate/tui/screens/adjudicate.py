@@ -155,9 +155,11 @@ def make_adjudication_app(
 
 
 def run_adjudication(spec: SessionSpec, adjudicator: str) -> None:
-    """Open the session, run the adjudication app until the adjudicator quits, close it."""
+    """Open the session, run the adjudication app until the adjudicator quits, close it. A missing or
+    broken guideline is an error before the session file is opened (as in `run_app`)."""
+    guideline = load_guideline(spec.guideline, spec.project_dir)
     with Store.open(spec.db) as store:
-        app = make_adjudication_app(spec, store, adjudicator)
+        app = make_adjudication_app(spec, store, adjudicator, guideline=guideline)
         if not app.queue.assignments:
             raise ValueError(
                 f"nothing to adjudicate for {adjudicator!r} in session {spec.name!r}: no item has annotators"

@@ -46,7 +46,7 @@ NARROW_BELOW = 120
 CONFIDENCE_KEYS = "12345"
 
 PREFETCH_DELAY_S = 0.03
-"""Read-ahead starts this long after an item is painted."""
+"""Rendering (the rest of this item, then read-ahead) starts this long after an item is painted."""
 
 
 def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
@@ -124,6 +124,8 @@ class ItemScreen(Screen[None]):
         self.active = 0
         """Index into `scroll_targets()` of the pane the scroll keys act on."""
         self._painted_ns = 0
+        self._render_hold = 0
+        """Token of the hold on the render thread taken when the item on screen was shown."""
         self._sync_expect: dict[DocView, int] = {}
         self._last_wheel_event: dict[str, int] = {}
         self.suggestion = SuggestionController(self)
@@ -145,7 +147,7 @@ class ItemScreen(Screen[None]):
         yield SuggestionLine(id="suggestion")
         yield from self.compose_answer()
         yield KeyBar(id="keys")
-        yield GuidelinePanel(app.guideline, app.guideline_error, app.lines_for, id="guideline")
+        yield GuidelinePanel(app.guideline, app.guideline_error, app.whole_lines_for, id="guideline")
 
     def compose_panes(self) -> ComposeResult:
         """The response panes."""
@@ -232,8 +234,11 @@ class ItemScreen(Screen[None]):
     def show_index(self, index: int) -> None:
         """Show the assignment at queue index `index` (its stored answer preselected)."""
         app = self.annotate_app
+        # The render thread waits until this item is painted (rendering holds the GIL).
+        self._render_hold = app.prefetcher.hold()
         self.index = index
         assignment = app.queue.assignments[index]
+        self._read(assignment)
         item = app.prefetcher.item(assignment.item_id).result()
         self.assignment, self.item = assignment, item
         self.events = []
@@ -256,7 +261,31 @@ class ItemScreen(Screen[None]):
         self.refresh_progress()
         self.record("item.shown", by_annotator=False, position=assignment.position,
                     revising=stored is not None)
+        self._read_ahead(index)
         self.call_after_refresh(self._painted)
+
+    def _read(self, assignment: Assignment) -> None:
+        """Start reading an assignment's item and suggestion label on the store thread (the label
+        first: it is then there when the item is)."""
+        prefetcher = self.annotate_app.prefetcher
+        if assignment.suggestion_id is not None:
+            prefetcher.label(assignment.suggestion_id)
+        prefetcher.item(assignment.item_id)
+
+    def _neighbours(self, index: int) -> list[int]:
+        """Queue indexes likely shown after `index`: next, the one after, previous, next unfinished."""
+        queue = self.annotate_app.queue
+        wanted = [index + 1, index + 2, index - 1]
+        nxt = queue.first_unfinished(index + 1)
+        if nxt is not None:
+            wanted.append(nxt)
+        return [i for i in dict.fromkeys(wanted) if 0 <= i < len(queue) and i != index]
+
+    def _read_ahead(self, index: int) -> None:
+        """Read the neighbours of `index` now (SQLite on the store thread holds no GIL to speak
+        of), so that the next item is there when the key comes, even at once."""
+        for i in self._neighbours(index):
+            self._read(self.annotate_app.queue.assignments[i])
 
     def _painted(self) -> None:
         now = self.annotate_app.clock()
@@ -264,26 +293,28 @@ class ItemScreen(Screen[None]):
             self.clock.painted(now, utc_now())
         self._update_visibility()
         self.annotate_app.item_painted(now)
-        # Read ahead only once this item is on screen: rendering in another thread holds the GIL
-        # for a while and would slow this paint down.
-        self.set_timer(PREFETCH_DELAY_S, partial(self.prefetch_around, self.index))
+        # Render only once this item is on screen: rendering in another thread holds the GIL for a
+        # while and would slow this paint down. The render thread finishes this item's documents
+        # first, then renders the neighbours'.
+        self.set_timer(PREFETCH_DELAY_S, partial(self._render_later, self.index, self._render_hold))
+
+    def _render_later(self, index: int, hold: int) -> None:
+        if hold != self._render_hold:
+            return  # another item was shown since (and holds the render thread until it is painted)
+        self.annotate_app.prefetcher.release(hold)
+        self.prefetch_around(index)
 
     def prefetch_around(self, index: int) -> None:
         """Read and render the neighbours of `index` in the background."""
         app = self.annotate_app
-        queue = app.queue
-        wanted = [index + 1, index + 2, index - 1]
-        nxt = queue.first_unfinished(index + 1)
-        if nxt is not None:
-            wanted.append(nxt)
-        for i in wanted:
-            if 0 <= i < len(queue) and i != index:
-                assignment = queue.assignments[i]
-                widths = self._widths()
-                app.prefetcher.prefetch(
-                    assignment.item_id,
-                    lambda item, a=assignment, w=widths: self._docs_at(item, a, w),
-                )
+        widths = self._widths()
+        for i in self._neighbours(index):
+            assignment = app.queue.assignments[i]
+            self._read(assignment)
+            app.prefetcher.prefetch(
+                assignment.item_id,
+                lambda item, a=assignment, w=widths: self._docs_at(item, a, w),
+            )
 
     def _widths(self) -> dict[str, int]:
         views = [self.query_one("#prompt", DocView), *self.response_panes()]
@@ -331,8 +362,10 @@ class ItemScreen(Screen[None]):
                 overlap = pane.region.intersection(guideline.region).area
                 visible = overlap < pane.region.area / 2
             self.clock.pane_visible(pane.slot, visible, now)
-            if visible:
+            if visible and pane.complete:
                 self.clock.scrolled(pane.slot, pane.depth if pane.max_scroll_y > 0 else 1.0)
+            elif visible and pane.deepest == 0:  # at the top of a document not yet all rendered
+                self.clock.scrolled(pane.slot, 0.0)
 
     # -- actions -----------------------------------------------------------------------------
 
@@ -418,6 +451,11 @@ class ItemScreen(Screen[None]):
     def action_reveal_suggestion(self) -> None:
         self.suggestion.reveal()
 
+    @on(SuggestionLine.LabelArrived)
+    def _label_arrived(self, message: SuggestionLine.LabelArrived) -> None:
+        message.stop()
+        self.suggestion.label_arrived(message.future)
+
     def commit(self, skip_reason: str | None) -> None:
         """Write the answer (or a skip) and move on; an unchanged revision writes nothing."""
         app = self.annotate_app
@@ -435,6 +473,7 @@ class ItemScreen(Screen[None]):
             self.flush_events()
         else:
             self.record("skip" if skip_reason else "key.submit", **({"reason": skip_reason} if skip_reason else {}))
+            self._measure_scrolled_panes()
             now = app.clock()
             guideline = app.guideline
             judgment = Judgment(
@@ -566,8 +605,8 @@ class ItemScreen(Screen[None]):
     def _scrolled(self, message: DocView.Scrolled) -> None:
         view = message.view
         expected = self._sync_expect.pop(view, None)
-        if isinstance(view, ResponsePane) and view.slot is not None and self.clock is not None:
-            self.clock.scrolled(view.slot, message.depth)
+        if isinstance(view, ResponsePane) and view.slot is not None and self.clock is not None and message.measured:
+            self.clock.scrolled(view.slot, message.depth)  # else reported once measured
         if expected is not None and expected == round(view.scroll_y):
             return
         if self.linked and isinstance(view, ResponsePane) and view.slot is not None:
@@ -577,6 +616,21 @@ class ItemScreen(Screen[None]):
                     if target != round(other.scroll_y):
                         self._sync_expect[other] = target
                         other.set_depth(message.depth)
+
+    @on(DocView.Measured)
+    def _measured(self, message: DocView.Measured) -> None:
+        """A pane's document is all rendered: how deep it was scrolled is known now."""
+        view = message.view
+        if isinstance(view, ResponsePane) and view.slot is not None and self.clock is not None and view.deepest:
+            self.clock.scrolled(view.slot, view.deepest_depth)
+        self._update_visibility()
+
+    def _measure_scrolled_panes(self) -> None:
+        """Render the rest of any pane scrolled before it was all rendered, for the true depth."""
+        for pane in self.response_panes():
+            if pane.slot is not None and self.clock is not None and not pane.complete and pane.deepest:
+                pane.finish()
+                self.clock.scrolled(pane.slot, pane.deepest_depth)
 
     def on_mouse_scroll_down(self, event: MouseScrollDown) -> None:
         self._wheel()

@@ -5,22 +5,30 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from textual import on
 from textual.events import Resize
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from annotate.tui.render import Doc, render_lines
+from annotate.tui.render import Doc, DocLines, whole_lines
 
-LinesFor = Callable[[Doc, int], list[Strip]]
+LinesFor = Callable[[Doc, int], DocLines]
+
+MARGIN_LINES = 4
+"""Lines rendered beyond the bottom of the view (a few key presses of scrolling)."""
 
 
 class DocView(ScrollView, can_focus=False):
     """Shows a `Doc` rendered to lines at the view's width; paints only the lines in view.
 
-    Lines come from `lines_for(doc, width)`, which the app points at its prefetching cache.
-    Not focusable: the screen owns the scroll keys and routes them to the active view.
+    Lines come from `lines_for(doc, width)`, which the app points at its prefetching cache. They
+    may be partly rendered: the view renders what it shows (from the top down to the bottom of the
+    view) when it shows a document or scrolls, and the app's render thread renders the rest. Until
+    then the height is an estimate (`complete` is False); when the rest arrives the height is
+    corrected and `Measured` is posted. Not focusable: the screen owns the scroll keys and routes
+    them to the active view.
     """
 
     DEFAULT_CSS = """
@@ -39,20 +47,51 @@ class DocView(ScrollView, can_focus=False):
         view: DocView
         depth: float
         """0 at the top .. 1 at the bottom (1 when everything fits)."""
+        measured: bool = True
+        """False when `depth` is a fraction of an estimated height (the view was not `complete`)."""
+
+    @dataclass
+    class Measured(Message):
+        """The whole document is rendered: the height, `depth` and `deepest_depth` are exact now."""
+
+        view: DocView
+
+    @dataclass
+    class _Rendered(Message):
+        """The render thread rendered the last part of `lines` (posted from that thread)."""
+
+        lines: DocLines
 
     def __init__(self, lines_for: LinesFor | None = None, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.lines_for: LinesFor = lines_for or render_lines
+        self.lines_for: LinesFor = lines_for or whole_lines
         """Where rendered lines come from."""
         self.doc: Doc | None = None
         """The document shown, or None."""
+        self.deepest = 0
+        """The furthest scroll position (top line shown) since the document was shown."""
+        self._source: DocLines | None = None
         self._lines: list[Strip] = []
         self._rendered_width = 0
+        self._awaiting: DocLines | None = None
 
     @property
     def render_width(self) -> int:
         """Width the lines are rendered at: the content region less the scrollbar gutter."""
         return self.scrollable_content_region.width
+
+    @property
+    def complete(self) -> bool:
+        """Every line of the document is rendered: heights and depths are exact. False while the
+        view has a document but no width to render it at yet (before its first layout)."""
+        if self._source is None:
+            return self.doc is None
+        return self._source.complete
+
+    @property
+    def rendered(self) -> int:
+        """Lines rendered so far, from the top of the document."""
+        return len(self._lines)
 
     @property
     def depth(self) -> float:
@@ -61,35 +100,96 @@ class DocView(ScrollView, can_focus=False):
             return 1.0
         return min(1.0, self.scroll_y / self.max_scroll_y)
 
+    @property
+    def deepest_depth(self) -> float:
+        """The deepest position reached since the document was shown, 0 .. 1 (1 when it fits);
+        exact once `complete`."""
+        if self.max_scroll_y <= 0:
+            return 1.0
+        return min(1.0, self.deepest / self.max_scroll_y)
+
     def show(self, doc: Doc | None) -> None:
         """Show `doc` from its top."""
         self.doc = doc
-        self._update_lines()
+        self.deepest = 0
         self.scroll_to(0, 0, animate=False, immediate=True)
+        self._update_lines(0)
 
-    def _update_lines(self) -> None:
+    def full_lines(self) -> list[Strip]:
+        """Every line of the document, rendering the rest here if need be (tests, checks)."""
+        if self._source is not None and not self._source.complete:
+            self._source.finish()
+            self._set_height()
+        return self._lines
+
+    def finish(self) -> None:
+        """Render the rest of the document now, so that its height is exact."""
+        self.full_lines()
+
+    def _rows(self) -> int:
+        """Lines the view can show at once (at most the screen's height when it grows with them)."""
+        rows = self.scrollable_content_region.height
+        if self.styles.height is not None and self.styles.height.is_auto:
+            rows = max(rows, self.app.size.height)
+        return rows
+
+    def _update_lines(self, top: int) -> None:
         width = self.render_width
         if self.doc is None or width <= 0:
-            self._lines = []
+            self._source, self._lines = None, []
         else:
-            self._lines = self.lines_for(self.doc, width)
+            source = self.lines_for(self.doc, width)
+            source.ensure(top + self._rows() + MARGIN_LINES)
+            self._source, self._lines = source, source.lines
+            if not source.complete and self._awaiting is not source:
+                self._awaiting = source
+                source.when_complete(lambda: self.post_message(self._Rendered(source)))
         self._rendered_width = width
-        self.virtual_size = Size(width, len(self._lines))
+        self._set_height()
+
+    def _set_height(self) -> None:
+        height = self._source.height if self._source is not None else 0
+        self.virtual_size = Size(self._rendered_width, height)
         self.refresh(layout=self.styles.height is not None and self.styles.height.is_auto)
+
+    def _prepare(self, top: int) -> None:
+        """Render the lines from `top` to a little below the bottom of the view."""
+        source = self._source
+        if source is not None and not source.complete and source.ensure(top + self._rows() + MARGIN_LINES):
+            self._set_height()
+
+    @on(_Rendered)
+    def _rendered(self, message: _Rendered) -> None:
+        message.stop()
+        if message.lines is not self._source:
+            return
+        self._awaiting = None
+        self._set_height()
+        if self.scroll_y > self.max_scroll_y:
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+        self.post_message(self.Measured(self))
 
     def on_resize(self, _event: Resize) -> None:
         if self.doc is not None and self.render_width != self._rendered_width:
-            depth = self.depth
-            self._update_lines()
+            unmeasured = self._source is None  # first layout: shown before it had a width
+            depth = 0.0 if unmeasured else self.depth
+            deepest = self.deepest / self.max_scroll_y if self.max_scroll_y > 0 else 0.0
+            self._update_lines(round(self.scroll_y))
+            self.deepest = round(deepest * self.max_scroll_y)  # in lines at the new width
             self.scroll_to(y=round(depth * self.max_scroll_y), animate=False, immediate=True)
+            self._prepare(round(self.scroll_y))
+            if unmeasured and self.complete:
+                self.post_message(self.Measured(self))
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return max(1, len(self._lines))
+        return max(1, self.virtual_size.height)
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
         width = self.scrollable_content_region.width
+        if index >= len(self._lines) and self._source is not None and not self._source.complete:
+            self._source.ensure(index + MARGIN_LINES)  # not prepared by a scroll (should not happen)
         if index >= len(self._lines):
             return Strip.blank(width, self.rich_style)
         line = self._lines[index]
@@ -98,9 +198,21 @@ class DocView(ScrollView, can_focus=False):
         return line
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        top = round(new_value)
+        source = self._source
+        if source is not None and not source.complete:
+            if top > 0 and top >= self.max_scroll_y:  # the (estimated) end: go to the true end
+                source.finish()
+                self._set_height()
+                if top != self.max_scroll_y:
+                    self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+                    return
+            else:
+                self._prepare(top)
         super().watch_scroll_y(old_value, new_value)
-        if round(old_value) != round(new_value):
-            self.post_message(self.Scrolled(self, self.depth))
+        self.deepest = max(self.deepest, top)
+        if round(old_value) != top:
+            self.post_message(self.Scrolled(self, self.depth, self.complete))
 
     def set_depth(self, depth: float) -> None:
         """Scroll to a fraction of the way down (for linked scrolling)."""

@@ -6,14 +6,23 @@ when the reveal key is pressed (`reveal`), before a submit (`intercept_submit`, 
 mode's two-step answer) and when the judgment is built (`complete`, which adds the initial label
 and the time the suggestion was on screen). The line shows fixed words and the label in side
 space ("Suggestion: Left better"); never the model's name.
+
+The label is read on the store thread with the item (`Prefetcher.label`, asked for first, so it
+is there when the item is) and never waited for on the event loop: should it still be on its
+way when the item is shown, the controller starts the item without it and catches up when it
+arrives (`SuggestionLine.LabelArrived`), as if the item had been shown then; an `after` first
+answer given meanwhile is kept and intercepted then (should there be no label after all, the
+annotator presses Enter again). In practice the label is always there first.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -22,7 +31,6 @@ from annotate.safe_text import sanitize
 from annotate.suggest.display import INITIAL_EVENT, REVEAL_EVENT, SHOWN_EVENT, SuggestionView
 
 if TYPE_CHECKING:
-    from annotate.store import Store
     from annotate.tui.screens.item import ItemScreen
 
 __all__ = ["SuggestionController", "SuggestionLine"]
@@ -40,18 +48,19 @@ class SuggestionLine(Widget):
     text: reactive[str] = reactive("")
     """What the line says (fixed words and a label; sanitised anyway)."""
 
+    @dataclass
+    class LabelArrived(Message):
+        """A suggestion label read on the store thread is in (posted from that thread)."""
+
+        future: Future[str | None]
+
     def render(self) -> Text:
         return Text(sanitize(self.text), no_wrap=True, overflow="ellipsis")
 
 
-def _labels(store: Store, ids: list[int]) -> dict[int, str]:
-    out = {}
-    for suggestion_id in ids:
-        try:
-            out[suggestion_id] = store.suggestion(suggestion_id).label
-        except KeyError:
-            continue
-    return out
+def _result(future: Future[str | None]) -> str | None:
+    """The label, or None when it could not be read (shown as no suggestion)."""
+    return future.result() if future.exception() is None else None
 
 
 class SuggestionController:
@@ -60,26 +69,43 @@ class SuggestionController:
     def __init__(self, screen: ItemScreen) -> None:
         self.screen = screen
         self.view: SuggestionView | None = None
-        self._labels: dict[int, str] | None = None
-
-    def _label(self, suggestion_id: int | None) -> str | None:
-        """The suggestion's label, read on the app's store thread (once for the whole queue)."""
-        if suggestion_id is None:
-            return None
-        app = self.screen.annotate_app
-        if self._labels is None:
-            ids = sorted({a.suggestion_id for a in app.queue.assignments if a.suggestion_id is not None})
-            self._labels = app.runner.call(_labels, app.store, ids).result()
-        if suggestion_id not in self._labels:
-            self._labels.update(app.runner.call(_labels, app.store, [suggestion_id]).result())
-        return self._labels.get(suggestion_id)
+        self._waiting: tuple[Future[str | None], Assignment, Judgment | None] | None = None
+        """The label on its way for the item on screen, with what `start` was given."""
+        self._held_answer: tuple[str | None] | None = None
+        """`after`: a first answer submitted while the label was on its way."""
 
     def start(self, assignment: Assignment, stored: Judgment | None) -> None:
         """A new item is on screen; `stored` is its answer when the annotator is revising."""
+        self._waiting, self._held_answer = None, None
+        label: str | None = None
+        if assignment.suggestion_id is not None:
+            future = self.screen.annotate_app.prefetcher.label(assignment.suggestion_id)
+            if not future.done():  # never wait on the event loop: catch up when it arrives
+                self._waiting = (future, assignment, stored)
+                line = self.screen.query_one(SuggestionLine)
+                future.add_done_callback(lambda f: line.post_message(SuggestionLine.LabelArrived(f)))
+            else:
+                label = _result(future)
+        self._start(assignment, stored, label)
+
+    def label_arrived(self, future: Future[str | None]) -> None:
+        """The label for the item on screen arrived: start its suggestion state now."""
+        if self._waiting is None or self._waiting[0] is not future:
+            return  # for an item no longer on screen
+        _, assignment, stored = self._waiting
+        self._waiting = None
+        self._start(assignment, stored, _result(future))
+        if self._held_answer is not None:
+            (answer,) = self._held_answer
+            self._held_answer = None
+            self.intercept_submit(answer)
+        self.screen.refresh_answer()
+
+    def _start(self, assignment: Assignment, stored: Judgment | None, label: str | None) -> None:
         app = self.screen.annotate_app
         revisiting = stored is not None and not stored.skipped
         self.view = SuggestionView.start(
-            assignment.condition, self._label(assignment.suggestion_id), app.spec.kind, assignment.swapped,
+            assignment.condition, label, app.spec.kind, assignment.swapped,
             app.clock(), revisiting=revisiting, initial_label=stored.initial_label if stored else None,
             was_revealed=stored is not None and stored.timings.suggestion_ms is not None,
         )
@@ -101,6 +127,9 @@ class SuggestionController:
 
     def intercept_submit(self, answer: str | None) -> bool:
         """`after`: the first submit shows the suggestion instead (True: do not commit yet)."""
+        if self._waiting is not None and self._waiting[1].condition == "after":
+            self._held_answer = (answer,)  # intercepted when the label arrives
+            return True
         if self.view is None or not self.view.intercept_submit(answer, self.screen.annotate_app.clock()):
             return False
         self.screen.record(INITIAL_EVENT, initial=answer)
