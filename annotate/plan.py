@@ -77,19 +77,26 @@ def ensure_queue(store: Store, spec: SessionSpec, annotator: str) -> list[Assign
     nothing already assigned moves. With a plan, the planned queue is returned as it is (empty
     for someone the plan does not name). Adjudication assignments (`annotate adjudicate`) are
     never part of the queue.
+
+    Read and write happen in one write transaction, so the same annotator starting twice at the
+    same moment (two terminals) gets one queue, not a clash over its positions.
     """
     existing = store.assignments(annotator)
     queue = [a for a in existing if a.purpose != "adjudication"]
     if store.get_meta(PLAN_META_KEY):
         return queue
     assigned = {a.item_id for a in existing}
-    new_ids = [item_id for item_id in store.item_ids() if item_id not in assigned]
-    if not new_ids:
+    if all(item_id in assigned for item_id in store.item_ids()):
         return queue
-    start = max((a.position for a in existing), default=-1) + 1
-    store.add_assignments(
-        default_queue(new_ids, spec.seed, annotator, start=start, pairwise=spec.kind == "pairwise")
-    )
+    with store.transaction():
+        existing = store.assignments(annotator)  # again, under the write lock
+        assigned = {a.item_id for a in existing}
+        new_ids = [item_id for item_id in store.item_ids() if item_id not in assigned]
+        if new_ids and not store.get_meta(PLAN_META_KEY):
+            start = max((a.position for a in existing), default=-1) + 1
+            store.add_assignments(
+                default_queue(new_ids, spec.seed, annotator, start=start, pairwise=spec.kind == "pairwise")
+            )
     return [a for a in store.assignments(annotator) if a.purpose != "adjudication"]
 
 

@@ -8,6 +8,7 @@ own store thread; it exits 0 only when every row is there, no process saw any er
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import re
 import subprocess
 import sys
@@ -18,6 +19,8 @@ from pathlib import Path
 from conftest import make_item
 
 from annotate.model import Assignment, Judgment, Timings
+from annotate.plan import ensure_queue
+from annotate.session import create_session, load_session
 from annotate.store import Store, utc_now
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "stress_concurrent.py"
@@ -67,3 +70,35 @@ def test_a_writer_holding_the_lock_makes_others_wait_not_fail(tmp_path: Path) ->
     assert annotator.get_meta("busy") == "yes"
     holder.close()
     annotator.close()
+
+
+def _start(spec_path: str, name: str, barrier: mp.Barrier, results: mp.Queue) -> None:
+    """What `annotate start SESSION --annotator NAME` does first: open the file, get the queue."""
+    try:
+        spec = load_session(spec_path)
+        with Store.open(spec.db) as store:
+            barrier.wait()
+            results.put([(a.item_id, a.position) for a in ensure_queue(store, spec, name)])
+    except Exception as exc:
+        results.put(f"{type(exc).__name__}: {exc}")
+
+
+def test_one_annotator_starting_in_several_terminals_at_once_gets_one_queue(tmp_path: Path) -> None:
+    """Used to fail with "UNIQUE constraint failed: assignments.annotator_id, assignments.position" (a
+    traceback at start) when two starts both found no queue and both wrote one."""
+    spec = create_session("s", "pairwise", folder=tmp_path / "sessions")
+    with Store.open(spec.db) as store:
+        store.add_items([make_item(f"i{k:02d}") for k in range(40)])
+    context = mp.get_context("fork")
+    for name in ("alice", "bob", "carol"):
+        barrier, results = context.Barrier(6), context.Queue()
+        procs = [context.Process(target=_start, args=(str(spec.path), name, barrier, results)) for _ in range(6)]
+        for proc in procs:
+            proc.start()
+        queues = [results.get(timeout=60) for _ in procs]
+        for proc in procs:
+            proc.join()
+        assert all(isinstance(q, list) for q in queues), queues
+        assert all(q == queues[0] for q in queues) and len(queues[0]) == 40
+    with Store.open(spec.db) as store:
+        assert [len(store.assignments(name)) for name in ("alice", "bob", "carol")] == [40, 40, 40]

@@ -1,11 +1,11 @@
 """A `Report` as GitHub-flavoured Markdown: headings, pipe tables and notes.
 
-Untrusted text (text cells, titles, headers, facts) is `clean`ed (controls, bidi and zero-width
-characters made visible, long text cut), HTML-escaped (Markdown passes raw HTML through, so
-``<script>`` must become ``&lt;script&gt;``) and backslash-escaped for Markdown punctuation, so a
-name can neither inject HTML nor break a table.  Our own numbers (every non-text cell) are written
-as they are: ``0.591``, ``[0.531, 0.654]``, ``< 0.001``.  Notes are our own prose: HTML-escaped
-only, so their `code` spans render.
+Untrusted text (text cells, column headers, the report title and facts) is `clean`ed (controls,
+bidi and zero-width characters made visible, long text cut), HTML-escaped (Markdown passes raw HTML
+through, so ``<script>`` must become ``&lt;script&gt;``) and backslash-escaped for Markdown
+punctuation, so a name can neither inject HTML nor break a table.  Our own numbers (every non-text
+cell) are written as they are: ``0.591``, ``[0.531, 0.654]``, ``< 0.001``.  Our own prose (notes,
+section and table titles) is cleaned with ``&`` and ``<`` escaped only, so `code` spans render.
 """
 
 from __future__ import annotations

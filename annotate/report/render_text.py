@@ -27,7 +27,7 @@ from rich.text import Text
 from annotate.report.model import NUMERIC_KINDS, Report, Section, Table, format_cell
 from annotate.report.text import clean
 
-__all__ = ["render_plain", "render_to_console", "renderables"]
+__all__ = ["render_plain", "render_to_console", "renderables", "wrap_prose"]
 
 _CI_KINDS = {"ci", "pctci"}
 _GAP = 3
@@ -187,7 +187,8 @@ def _pairs(chunks: Sequence[str], width: int, indent: str, sep: str = "; ", styl
     for chunk in chunks:
         piece = chunk if line == indent else sep + chunk
         if line != indent and cell_len(line) + cell_len(piece) + len(mark) > width:  # room for the separator
-            yield Text(line + mark, style=style, no_wrap=True, overflow="ignore")
+            end = mark if cell_len(line) + len(mark) <= width else ""
+            yield Text(line + end, style=style, no_wrap=True, overflow="ignore")
             line, piece = indent, chunk
         line += piece
         if cell_len(line) > width:  # one chunk wider than the line: fold it (long untrusted text only)

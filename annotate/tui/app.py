@@ -81,6 +81,9 @@ class AnnotateApp(App[None]):
         self.save_status = ""
         """`Saving…`, `Saved` or an error, shown on the progress line."""
         self.write_errors: list[str] = []
+        self._writes_in_flight = 0
+        """Writes queued and not yet reported by a `Saved` message (reads on the store thread, such
+        as read-ahead, are not counted: they must not hold the status at `Saving…`)."""
         self.painted_hooks: list[Callable[[int], None]] = []
         """Called with the monotonic ns each time an item has been painted (benchmarks, tests)."""
         self._sitting_start = sitting_clock()
@@ -169,6 +172,7 @@ class AnnotateApp(App[None]):
         self._track(self.runner.call(self.store.log_events, list(events)), -1, None)
 
     def _track(self, future: Future, position: int, judgment: Judgment | None) -> None:
+        self._writes_in_flight += 1
         self.save_status = "Saving…"
         self._refresh_progress()
 
@@ -183,12 +187,13 @@ class AnnotateApp(App[None]):
 
     @on(Saved)
     def _saved(self, message: Saved) -> None:
+        self._writes_in_flight -= 1
         if message.error:
             what = f"item {message.position + 1}" if message.position >= 0 else "the event log"
             self.write_errors.append(message.error)
             self.save_status = f"NOT SAVED: {what}"
             self.notify(f"Could not save {what}: {message.error}", severity="error", timeout=30)
-        elif self.runner.pending == 0 and not self.write_errors:
+        elif self._writes_in_flight == 0 and not self.write_errors:
             self.save_status = "Saved"
         self._refresh_progress()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from annotate.guidelines import load_guideline
 from annotate.model import side_to_slot
 from annotate.tui import make_app
 from annotate.tui.app import AnnotateApp
@@ -46,7 +47,8 @@ async def test_labels_are_stored_in_slot_space(tmp_path: Path) -> None:
             await pilot.pause()
     judgments = store.judgments("alice")
     assert {j.assignment_id: j.label for j in judgments} == expected
-    assert all(j.guideline_id == "pairwise-chat" and j.guideline_version == "1.0" for j in judgments)
+    shipped = load_guideline("pairwise-chat").version
+    assert all(j.guideline_id == "pairwise-chat" and j.guideline_version == shipped for j in judgments)
     store.close()
 
 

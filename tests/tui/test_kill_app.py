@@ -24,6 +24,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ from annotate.plan import ensure_queue
 from annotate.session import create_session, open_store
 from annotate.spec import SessionSpec
 from annotate.store import Store
+from annotate.tui import make_app
 
 SCRIPT = Path(__file__).with_name("scripted_annotator.py")
 SESSIONS = 2
@@ -282,3 +284,27 @@ def test_kill_9_in_a_real_terminal(tmp_path: Path) -> None:
             time.sleep(0.02)
     finally:
         term.close()
+
+
+async def test_saved_shows_once_the_write_lands_even_with_reads_still_queued(tmp_path: Path) -> None:
+    """What the user trusts before pulling the cord: the progress line says `Saved` as soon as every
+    write has landed, even while reads (read-ahead) still wait on the store thread. It used to wait
+    for every queued call, reads included, and could say `Saving…` long after the judgment was safe."""
+    spec = new_session(tmp_path, n_items=4)
+    with Store.open(spec.db) as store:
+        app = make_app(spec, store, "alice", open_guideline=False)
+        before, after = threading.Event(), threading.Event()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            app.runner.call(before.wait, 10)  # hold the store thread so the order is certain
+            await pilot.press("1", "enter")
+            assert app.save_status == "Saving…"
+            app.runner.call(after.wait, 10)  # a read queued behind the write
+            before.set()
+            for _ in range(100):
+                await pilot.pause(0.01)
+                if app.save_status != "Saving…":
+                    break
+            assert app.save_status == "Saved" and app.runner.pending == 1
+            assert len(store.judgments("alice")) == 1
+            after.set()
