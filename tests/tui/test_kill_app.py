@@ -18,6 +18,7 @@ thread -> Store.submit), not a stand-in:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shutil
@@ -136,6 +137,7 @@ class ForkServer:
     def __init__(self) -> None:
         self.proc = subprocess.Popen([sys.executable, str(SCRIPT), "--serve"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True)
+        self.children: set[int] = set()
 
     def ask(self, *words: object) -> str:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -145,7 +147,9 @@ class ForkServer:
 
     def start(self, spec: SessionSpec, seed: int, out: Path) -> int:
         """Start a sitting on `spec`, its lines going to `out`; its pid."""
-        return int(self.ask("run", spec.path, seed, out))
+        pid = int(self.ask("run", spec.path, seed, out))
+        self.children.add(pid)
+        return pid
 
     @staticmethod
     def wait_ready(out: Path) -> None:
@@ -157,9 +161,13 @@ class ForkServer:
 
     def reap(self, pid: int) -> int:
         """Wait for a child to end; its raw wait status."""
+        self.children.discard(pid)
         return int(self.ask("wait", pid))
 
     def close(self) -> None:
+        for pid in self.children:  # left running by a failed check
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         assert self.proc.stdin is not None
         self.proc.stdin.close()
         self.proc.wait(timeout=30)
