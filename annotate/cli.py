@@ -756,7 +756,8 @@ def adjudicate(session: str, annotator: str, list_only: bool) -> None:
         return
     from annotate.tui.screens.adjudicate import run_adjudication
 
-    run_adjudication(spec, name)
+    summary = run_adjudication(spec, name)
+    click.echo(summary.line(_command("adjudicate", session, "--annotator", name)))
 
 
 def _rel(path: Path) -> str:
@@ -767,6 +768,13 @@ def _rel(path: Path) -> str:
 
 
 # -- the annotation app (annotate/tui) ----------------------------------------------------------
+
+
+def _command(*args: str) -> str:
+    """`annotate ARGS...` as one would type it again (quoted for a POSIX shell)."""
+    import shlex
+
+    return shlex.join(["annotate", *args])
 
 
 def _annotator_name(name: str) -> str:
@@ -797,7 +805,9 @@ def start(session: str, annotator: str) -> None:
     from annotate.session import load_session
     from annotate.tui import run_app
 
-    run_app(load_session(session), _annotator_name(annotator))
+    name = _annotator_name(annotator)
+    summary = run_app(load_session(session), name)
+    click.echo(summary.line(_command("start", session, "--annotator", name)))
 
 
 @main.command()
@@ -824,6 +834,8 @@ def demo(annotator: str | None, fresh: bool, folder: Path | None) -> None:
     from annotate.demo import prepare_demo
     from annotate.tui import run_app
 
+    resume = ["demo"] + (["--annotator", annotator] if annotator is not None else [])
+    resume += ["--dir", str(folder)] if folder is not None else []
     if annotator is None:
         try:
             annotator = getpass.getuser()
@@ -832,4 +844,5 @@ def demo(annotator: str | None, fresh: bool, folder: Path | None) -> None:
         if not annotator or not annotator[0].isalnum():
             annotator = "demo"
     spec = prepare_demo(folder, fresh=fresh)
-    run_app(spec, _annotator_name(annotator))
+    summary = run_app(spec, _annotator_name(annotator))
+    click.echo(summary.line(_command(*resume)))

@@ -29,6 +29,7 @@ from annotate.store import Store
 from annotate.tui.queue import Prefetcher, Queue, StoreRunner
 from annotate.tui.render import Doc, DocLines, LineCache
 from annotate.tui.screens.item import ItemScreen
+from annotate.tui.summary import SittingSummary
 from annotate.tui.widgets.progress_line import BREAK_AFTER_S
 
 BREAK_RESET_NS = 5 * 60 * 1_000_000_000
@@ -291,8 +292,9 @@ def make_app(
     )
 
 
-def run_app(spec: SessionSpec, annotator: str, db: Path | None = None) -> None:
-    """Open the session's store, run the app until the annotator quits, close the store.
+def run_app(spec: SessionSpec, annotator: str, db: Path | None = None) -> SittingSummary:
+    """Open the session's store, run the app until the annotator quits, close the store; return
+    what the queue holds then (the CLI prints it).
 
     The guideline is loaded first: a missing or broken one (no front matter, say) is a GuidelineError
     naming the file and line before the session file is opened, so nothing is written and no
@@ -311,3 +313,4 @@ def run_app(spec: SessionSpec, annotator: str, db: Path | None = None) -> None:
         app.run()
         if app.return_code not in (None, 0):
             raise SystemExit(app.return_code)
+        return SittingSummary.of(app.queue, unsaved=len(app.write_errors))

@@ -35,6 +35,7 @@ from annotate.tui.app import AnnotateApp
 from annotate.tui.queue import Queue
 from annotate.tui.screens.annotate import PairwiseScreen
 from annotate.tui.screens.grade import GradeScreen
+from annotate.tui.summary import SittingSummary
 
 RATIONALE_CHARS = 600
 """A rationale longer than this is cut (with an ellipsis) in the votes panel."""
@@ -154,9 +155,10 @@ def make_adjudication_app(
     )
 
 
-def run_adjudication(spec: SessionSpec, adjudicator: str) -> None:
-    """Open the session, run the adjudication app until the adjudicator quits, close it. A missing or
-    broken guideline is an error before the session file is opened (as in `run_app`)."""
+def run_adjudication(spec: SessionSpec, adjudicator: str) -> SittingSummary:
+    """Open the session, run the adjudication app until the adjudicator quits, close it; return what
+    the queue holds then. A missing or broken guideline is an error before the session file is
+    opened (as in `run_app`)."""
     guideline = load_guideline(spec.guideline, spec.project_dir)
     with Store.open(spec.db) as store:
         app = make_adjudication_app(spec, store, adjudicator, guideline=guideline)
@@ -168,3 +170,4 @@ def run_adjudication(spec: SessionSpec, adjudicator: str) -> None:
         app.run()
         if app.return_code not in (None, 0):
             raise SystemExit(app.return_code)
+        return SittingSummary.of(app.queue, unsaved=len(app.write_errors))

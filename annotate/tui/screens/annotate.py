@@ -82,5 +82,4 @@ class PairwiseScreen(ItemScreen):
     def action_link(self) -> None:
         self.linked = not self.linked
         self.record("scroll.link", linked=self.linked)
-        self.notify("Left and Right scroll together" if self.linked else "Left and Right scroll separately",
-                    timeout=2)
+        self.show_notice("Left and Right scroll together" if self.linked else "Left and Right scroll separately")

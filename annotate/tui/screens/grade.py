@@ -76,6 +76,8 @@ class GradeScreen(ItemScreen):
         self.record("key.grade", key=digit, grade=self.grade)
 
     def action_step(self, step: int) -> None:
+        if self.answer_blocked("+" if int(step) > 0 else "-"):
+            return
         low, high = self.scale
         start = self.grade if self.grade is not None else (low + high) // 2 - int(step)
         self.grade = min(high, max(low, start + int(step)))

@@ -38,7 +38,10 @@ class HelpScreen(ModalScreen[None]):
         self.item_screen = screen
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-box"):
+        box = VerticalScroll(id="help-box")
+        box.border_title = "Keys"
+        box.border_subtitle = "Esc, ? or q closes · j/k scroll"
+        with box:
             yield Static(self._table())
 
     def _table(self) -> Table:

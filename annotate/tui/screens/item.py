@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.events import MouseScrollDown, MouseScrollUp, Resize
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Input
 
 from annotate.model import Assignment, Event, Item, Judgment
@@ -33,7 +34,7 @@ from annotate.tui.widgets.doc_view import DocView
 from annotate.tui.widgets.guideline_panel import GuidelinePanel
 from annotate.tui.widgets.key_bar import KeyBar
 from annotate.tui.widgets.label_bar import LabelBar
-from annotate.tui.widgets.progress_line import ProgressLine
+from annotate.tui.widgets.progress_line import ProgressLine, skip_state
 from annotate.tui.widgets.response_pane import ResponsePane
 from annotate.tui.widgets.suggestion import SuggestionController, SuggestionLine
 
@@ -42,6 +43,16 @@ if TYPE_CHECKING:
 
 NARROW_BELOW = 120
 """Terminals narrower than this many columns stack the panes."""
+
+GUIDELINE_SIDE_FROM = 150
+"""Terminals at least this wide show the guideline as a column beside the panes; narrower ones
+float it over them (and answer keys then close it first: a covered response is not judged)."""
+
+NOTICE_S = 4.0
+"""How long a notice stays on the progress line."""
+
+GUIDELINE_CLOSED_NOTICE = "guideline closed: read both responses, then answer"
+"""The notice when an answer key closed the guideline that covered a response."""
 
 CONFIDENCE_KEYS = "12345"
 
@@ -93,6 +104,9 @@ class ItemScreen(Screen[None]):
                 tooltip="Show the suggestion, where one can be asked for"),
     ]
 
+    ALLOW_IN_MAXIMIZED_VIEW = "#progress, #keys, LabelBar"
+    """A zoomed pane keeps the progress line, the answer bar and the key bar."""
+
     AUTO_FOCUS = None
     """Nothing has focus unless the rationale box is open: the screen owns every key."""
 
@@ -130,6 +144,8 @@ class ItemScreen(Screen[None]):
         self._last_wheel_event: dict[str, int] = {}
         self.suggestion = SuggestionController(self)
         """Shows the item's LLM suggestion as its condition says (widgets/suggestion.py)."""
+        self._notice_timer: Timer | None = None
+        """Clears the notice on the progress line."""
 
     @property
     def annotate_app(self) -> AnnotateApp:
@@ -186,6 +202,9 @@ class ItemScreen(Screen[None]):
 
     def _apply_width(self, width: int) -> None:
         self.set_class(width < NARROW_BELOW, "-narrow")
+        side = width >= GUIDELINE_SIDE_FROM
+        self.set_class(side, "-guideline-side")
+        self.query_one(GuidelinePanel).set_covering(not side)
         # The guideline overlay spans from under the progress line to above the key bar.
         self.query_one(GuidelinePanel).styles.height = max(3, self.app.size.height - 2)
 
@@ -382,8 +401,38 @@ class ItemScreen(Screen[None]):
             return True if nxt is not None and nxt != self.index else None
         return True
 
+    def guideline_covers_panes(self) -> bool:
+        """The guideline panel is open and floats over the responses (not a column beside them)."""
+        return self.query_one(GuidelinePanel).display and not self.has_class("-guideline-side")
+
+    def answer_blocked(self, key: str) -> bool:
+        """An answer key while the guideline covers a response: close the guideline instead of
+        recording an answer given unseen, say so, and return True (the key is not used)."""
+        if not self.guideline_covers_panes():
+            return False
+        self.record("key.blocked_by_guideline", key=key)
+        self.action_guideline()
+        self.show_notice(GUIDELINE_CLOSED_NOTICE)
+        return True
+
+    def show_notice(self, text: str, seconds: float = NOTICE_S) -> None:
+        """Show a short fixed message on the progress line for `seconds` (never over the panes or
+        the answer bar)."""
+        line = self.query_one(ProgressLine)
+        line.notice = text
+        if self._notice_timer is not None:
+            self._notice_timer.stop()
+
+        def clear() -> None:
+            if line.notice == text:
+                line.notice = ""
+
+        self._notice_timer = self.set_timer(seconds, clear)
+
     def action_digit(self, digit: str) -> None:
         digit = str(digit)
+        if self.answer_blocked(digit):
+            return
         if self.mode == "confidence":
             if digit == "0":
                 self.confidence = None
@@ -653,9 +702,12 @@ class ItemScreen(Screen[None]):
         app = self.annotate_app
         line = self.query_one(ProgressLine)
         line.position = self.index
-        line.total = len(app.queue)
-        line.done = app.queue.done
+        queue = app.queue
+        line.total = len(queue)
+        line.skipped = queue.skipped
+        line.done = queue.done - line.skipped
         line.sitting_s = app.sitting_seconds()
         line.take_break = app.break_due()
         line.status = app.save_status
-        line.finished_here = self.assignment is not None and self.assignment.id in app.queue.answers
+        stored = queue.answers.get(self.assignment.id) if self.assignment is not None else None
+        line.state = "" if stored is None else skip_state(stored.skip_reason) if stored.skipped else "answered"

@@ -17,7 +17,7 @@ REASONS: tuple[tuple[str, str], ...] = (
     ("expertise", "I lack the expertise to check it"),
     ("broken", "Broken item: empty, truncated, garbled"),
     ("distressing", "Distressing content"),
-    ("identity", "Blinding broken: I recognise the model"),
+    ("identity", "Blinding is broken: I recognise the model"),
     ("other", "Other (type a reason)"),
 )
 """(stored reason, what the annotator reads); the codes are the guideline's."""

@@ -10,7 +10,11 @@ from annotate.safe_text import sanitize
 
 
 class LabelBar(Widget):
-    """Two lines: the key row (`1 Left better  2 Right better ...`) and the extras row."""
+    """Two lines: the key row (`1 Left better  2 Right better ...`) and the extras row.
+
+    The choice is marked in text as well as colour (`▶ 1  Left better ◀`, `Confidence ▶4/5◀`), so
+    it shows on a monochrome terminal too.
+    """
 
     DEFAULT_CSS = """
     LabelBar { height: 2; }
@@ -34,16 +38,24 @@ class LabelBar(Widget):
             top.append(f" {self.prefix}: ", style="bold")
         for key, label in self.options:
             chosen = key == self.selected
-            top.append(" ")
+            top.append(" ▶" if chosen else " ", style="bold green" if chosen else "")
             top.append(f" {key} ", style="bold reverse" if not chosen else "bold reverse green")
             top.append(f" {label} ", style="bold green underline" if chosen else "")
+            if chosen:
+                top.append("◀", style="bold green")
         bottom = Text(no_wrap=True, overflow="ellipsis")
         if self.mode == "confidence":
-            bottom.append(" Confidence: press 1 (guess) .. 5 (certain), 0 to clear, Esc to cancel", style="bold")
+            now = f" (now ▶{self.confidence}/5◀)" if self.confidence else ""
+            bottom.append(f" Confidence{now}: press 1 (guess) .. 5 (certain), 0 to clear, Esc to cancel",
+                          style="bold")
             return Text("\n").join([top, bottom])
-        conf = f"{self.confidence}/5" if self.confidence else "–"
         bottom.append(" c", style="bold")
-        bottom.append(f" Confidence {conf}   ")
+        bottom.append(" Confidence ")
+        if self.confidence:
+            bottom.append(f"▶{self.confidence}/5◀", style="bold green")
+        else:
+            bottom.append("–")
+        bottom.append("   ")
         bottom.append("r", style="bold")
         note = sanitize(self.rationale).replace("\n", " ")
         bottom.append(f" Rationale {('“' + note + '”') if note else '–'}   ")

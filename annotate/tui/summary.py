@@ -1,0 +1,47 @@
+"""What an annotator's queue holds when the app exits: the one line the CLI prints after it.
+
+No Textual here: `run_app` builds a `SittingSummary` from the queue once the app has quit and every
+queued write has landed; the CLI prints `summary.line(resume_command)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from annotate.tui.queue import Queue
+
+
+@dataclass(frozen=True)
+class SittingSummary:
+    """Counts of one annotator's queue at the end of a sitting."""
+
+    total: int
+    """Assignments in the queue."""
+    answered: int
+    """Assignments whose current judgment is an answer (skips not included)."""
+    skipped: int
+    """Assignments whose current judgment is a skip."""
+    unsaved: int = 0
+    """Writes that failed in this sitting (the app said NOT SAVED); 0 when everything landed."""
+
+    @classmethod
+    def of(cls, queue: Queue, unsaved: int = 0) -> SittingSummary:
+        skipped = queue.skipped
+        return cls(total=len(queue), answered=queue.done - skipped, skipped=skipped, unsaved=unsaved)
+
+    def line(self, resume: str) -> str:
+        """One line for the terminal, ending with the command that resumes (`resume`).
+
+        >>> SittingSummary(46, 3, 1).line("annotate demo")
+        '3 of 46 answered, 1 skipped, all saved; resume with: annotate demo'
+        """
+        if self.answered + self.skipped == self.total:
+            counts = f"All {self.total} items have an answer"
+            counts += f" ({self.skipped} skipped)" if self.skipped else ""
+            verb = "revise with"
+        else:
+            counts = f"{self.answered} of {self.total} answered"
+            counts += f", {self.skipped} skipped" if self.skipped else ""
+            verb = "resume with"
+        saved = "all saved" if not self.unsaved else f"{self.unsaved} write(s) NOT saved"
+        return f"{counts}, {saved}; {verb}: {resume}"
