@@ -402,8 +402,10 @@ class ItemScreen(Screen[None]):
         return True
 
     def guideline_covers_panes(self) -> bool:
-        """The guideline panel is open and floats over the responses (not a column beside them)."""
-        return self.query_one(GuidelinePanel).display and not self.has_class("-guideline-side")
+        """The guideline panel is open and floats over the responses (not a column beside them, nor
+        hidden by a zoomed pane)."""
+        return (self.query_one(GuidelinePanel).display and not self.has_class("-guideline-side")
+                and self.maximized is None)
 
     def answer_blocked(self, key: str) -> bool:
         """An answer key while the guideline covers a response: close the guideline instead of
