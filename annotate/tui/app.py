@@ -22,7 +22,7 @@ from textual.app import App
 from textual.message import Message
 
 from annotate.guidelines import Guideline, GuidelineError, load_guideline
-from annotate.model import Event, Judgment
+from annotate.model import Assignment, Event, Judgment
 from annotate.plan import PLAN_META_KEY, ensure_queue
 from annotate.spec import SessionSpec
 from annotate.store import Store
@@ -277,19 +277,28 @@ def make_app(
     session's (loaded from the project's `guidelines/` or the shipped ones). `open_guideline`
     defaults to True on an annotator's first item, when they have no judgment yet.
     """
-    assignments = ensure_queue(store, spec, annotator)
-    ids = {a.id for a in assignments}
-    answers = {j.assignment_id: j for j in store.judgments(annotator) if j.assignment_id in ids}
-    error = ""
-    if guideline is None:
-        try:
-            guideline = load_guideline(spec.guideline, spec.project_dir)
-        except (GuidelineError, OSError) as exc:
-            error = str(exc)
+    queue = answered_queue(store, annotator, ensure_queue(store, spec, annotator))
+    guideline, error = session_guideline(spec, guideline)
     return AnnotateApp(
-        spec, store, annotator, Queue(assignments, answers), guideline, guideline_error=error,
+        spec, store, annotator, queue, guideline, guideline_error=error,
         clock=clock, sitting_clock=sitting_clock, open_guideline=open_guideline,
     )
+
+
+def answered_queue(store: Store, annotator: str, assignments: list[Assignment]) -> Queue:
+    """A queue of `assignments` with the annotator's current answers to them."""
+    ids = {a.id for a in assignments}
+    return Queue(assignments, {j.assignment_id: j for j in store.judgments(annotator) if j.assignment_id in ids})
+
+
+def session_guideline(spec: SessionSpec, guideline: Guideline | None) -> tuple[Guideline | None, str]:
+    """The guideline to show (the given one, else the session's) and, when it cannot be loaded, why."""
+    if guideline is not None:
+        return guideline, ""
+    try:
+        return load_guideline(spec.guideline, spec.project_dir), ""
+    except (GuidelineError, OSError) as exc:
+        return None, str(exc)
 
 
 def run_app(spec: SessionSpec, annotator: str, db: Path | None = None) -> SittingSummary:

@@ -25,14 +25,13 @@ from textual.widget import Widget
 
 from annotate import adjudication
 from annotate.adjudication import Vote, vote_text
-from annotate.guidelines import Guideline, GuidelineError, load_guideline
+from annotate.guidelines import Guideline, load_guideline
 from annotate.model import Assignment, Item
 from annotate.safe_text import sanitize
 from annotate.spec import SessionSpec
 from annotate.store import Store
 from annotate.tui import app as app_module
-from annotate.tui.app import AnnotateApp
-from annotate.tui.queue import Queue
+from annotate.tui.app import AnnotateApp, answered_queue, session_guideline
 from annotate.tui.screens.annotate import PairwiseScreen
 from annotate.tui.screens.grade import GradeScreen
 from annotate.tui.summary import SittingSummary
@@ -140,17 +139,10 @@ def make_adjudication_app(
     (see `annotate.adjudication.ensure_adjudication_queue`).
     """
     assignments = adjudication.ensure_adjudication_queue(store, spec, adjudicator)
-    ids = {a.id for a in assignments}
-    answers = {j.assignment_id: j for j in store.judgments(adjudicator) if j.assignment_id in ids}
     votes = adjudication.item_votes(store, {a.item_id for a in assignments})
-    error = ""
-    if guideline is None:
-        try:
-            guideline = load_guideline(spec.guideline, spec.project_dir)
-        except (GuidelineError, OSError) as exc:
-            error = str(exc)
+    guideline, error = session_guideline(spec, guideline)
     return AdjudicationApp(
-        spec, store, adjudicator, Queue(assignments, answers), guideline, guideline_error=error,
+        spec, store, adjudicator, answered_queue(store, adjudicator, assignments), guideline, guideline_error=error,
         clock=clock, sitting_clock=sitting_clock, open_guideline=open_guideline, votes=votes,
     )
 
