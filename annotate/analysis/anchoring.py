@@ -26,10 +26,14 @@ Measures (per condition D, over judgments with a suggestion):
 - 95 % intervals: a two-way cluster ("pigeonhole") bootstrap that resamples annotators and items
   independently; a row's weight is (times its annotator was drawn) × (times its item was drawn)
   (Owen 2007, "The pigeonhole bootstrap", Ann. Appl. Stat. 1(2); mildly conservative).
-- p-value of Δ_D: a randomization test that permutes the conditions the way the design assigned
-  them: within each annotator for `within` designs, across annotators for `between` designs
-  (Edgington & Onghena 2007, "Randomization Tests", ch. 1 and 6); two-sided,
-  p = (1 + #{|Δ*| ≥ |Δ|}) / (1 + permutations).
+- p-value of Δ_D: a randomization test (Edgington & Onghena 2007, "Randomization Tests", ch. 1
+  and 6); two-sided, p = (1 + #{|Δ*| ≥ |Δ|}) / (1 + R). Given `redrawn` (R re-draws of the
+  conditions by the experiment's own design rules, `annotate.experiment.redraw_conditions`: the
+  same assignments, modes and rule, other seeds, planted items held fixed) and a frame with
+  `assignment_id`, Δ* is Δ_D recomputed on the observed answers under each re-drawn condition
+  assignment (`randomization` = "redrawn design"). Without them (a bare frame, the simulation) the
+  fallback permutes the observed conditions within each annotator for `within` designs and across
+  annotators for `between` designs (`randomization` = "permutation").
 - in `after`: switch rate P(final ≠ initial); switch to the suggestion P(final = suggestion |
   initial ≠ suggestion); harmful switches (initial right, final wrong) and beneficial ones.
 - fast accepts: agreeing with the suggestion in under `fast_ms` (default 3000 ms) of active time.
@@ -73,6 +77,10 @@ REQUIRED_COLUMNS = (
     "final_label", "gold", "time_ms",
 )
 BASELINE = "none"
+REDRAWN = "redrawn design"
+"""The randomization test re-drew the conditions with the experiment's own design rules."""
+PERMUTATION = "permutation"
+"""The randomization test permuted the observed conditions (within annotators, or across them)."""
 MODES_ORDER = ("none", "upfront", "after", "on_request")
 _F = 10  # features per condition (see _features)
 _MAX_CELLS = 1 << 22
@@ -132,13 +140,16 @@ class Effect:
     delta_accuracy: Estimate
     """P(final = gold | D) − P(final = gold | none)."""
     design: str
-    """`within` or `between`: how conditions were permuted."""
+    """`within` or `between`: how the design assigned the conditions."""
+    randomization: str = PERMUTATION
+    """How the test re-assigned the conditions: `redrawn design` (the experiment's own design rules
+    re-run with other seeds) or `permutation` (the fallback when the design inputs are not at hand)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "mode": self.mode, "delta": self.delta.to_json(), "p_value": json_number(self.p_value),
             "n_permutations": self.n_permutations, "delta_accuracy": self.delta_accuracy.to_json(),
-            "design": self.design,
+            "design": self.design, "randomization": self.randomization,
         }
 
 
@@ -234,11 +245,14 @@ class AnchoringResult:
     n_perm: int
     seed: int
     notes: tuple[str, ...] = field(default_factory=tuple)
+    randomization: str = PERMUTATION
+    """`redrawn design` or `permutation`: how the effects' randomization test re-assigned conditions."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "design": self.design, "fast_ms": self.fast_ms, "n_boot": self.n_boot, "n_perm": self.n_perm,
-            "seed": self.seed, "conditions": [c.to_json() for c in self.conditions],
+            "seed": self.seed, "randomization": self.randomization,
+            "conditions": [c.to_json() for c in self.conditions],
             "effects": [e.to_json() for e in self.effects],
             "switches": None if self.switches is None else self.switches.to_json(),
             "annotators": [a.to_json() for a in self.annotators],
@@ -267,6 +281,8 @@ class _Rows:
     gold_known: np.ndarray
     correct: np.ndarray
     planted: np.ndarray
+    assignment: np.ndarray | None = None
+    """Assignment ids (column `assignment_id`), when the frame has them: needed to re-draw the design."""
 
 
 def _check(frame: pd.DataFrame) -> None:
@@ -296,10 +312,13 @@ def _rows(frame: pd.DataFrame) -> _Rows:
     correct_s = _as_bool(data["suggestion_correct"])
     gold_known = _known(data["gold"])
     gold = data["gold"].astype(str).to_numpy()
+    assignment = None
+    if "assignment_id" in data.columns and data["assignment_id"].notna().all():
+        assignment = data["assignment_id"].to_numpy(dtype=np.int64)
     return _Rows(
         np.asarray(annotators), np.asarray(items), a_codes.astype(np.int64), i_codes.astype(np.int64),
         conditions, c_idx, suggestion == final, known & ~correct_s, known & correct_s, gold_known,
-        gold_known & (final == gold), _as_bool(data["planted"]),
+        gold_known & (final == gold), _as_bool(data["planted"]), assignment,
     )
 
 
@@ -436,21 +455,52 @@ def _diffs(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def anchoring_effect(
     frame: pd.DataFrame, mode: str, *, design: str | None = None, n_boot: int = 1000, n_perm: int = 1000,
-    seed: int = 0, level: float = 0.95,
+    seed: int = 0, level: float = 0.95, redrawn: Any = None,
 ) -> Effect:
     """Δ_mode against `none` with its interval and randomization p-value (see the module docstring).
 
-    A lighter entry point than `analyse_anchoring` (used by the simulation).
+    A lighter entry point than `analyse_anchoring` (used by the simulation). redrawn: as there.
     """
     _check(frame)
     rows = _rows(frame)
     design = design or infer_design(frame)
-    return _effects(rows, [mode], design, n_boot, n_perm, seed, level)[0]
+    redraw, _ = _redrawn_codes(rows, redrawn)
+    return _effects(rows, [mode], design, n_boot, n_perm, seed, level, redraw=redraw)[0]
+
+
+def _redrawn_codes(rows: _Rows, redrawn: Any) -> tuple[tuple[np.ndarray, tuple[str, ...]] | None, str | None]:
+    """(codes of every row under each re-draw (R, n_rows), labels), or None and why not."""
+    if redrawn is None:
+        return None, None
+    if rows.assignment is None:
+        return None, "the frame has no assignment ids"
+    ids = pd.Index(np.asarray(redrawn.ids, dtype=np.int64))
+    where = ids.get_indexer(rows.assignment)
+    if (where < 0).any():
+        return None, "judgments of assignments outside the stored design"
+    codes = np.asarray(redrawn.codes)
+    if codes.ndim != 2 or codes.shape[0] == 0:
+        return None, None
+    return (codes[:, where], tuple(redrawn.labels)), None
+
+
+def _redrawn_p(agree: np.ndarray, codes: np.ndarray, mode_code: int, base_code: int, observed: float) -> float:
+    """Two-sided p of Δ from Δ* under each re-drawn assignment; codes: (R, n) condition codes."""
+    y = agree.astype(np.float64)
+    exceed = 0
+    block = max(1, _MAX_CELLS // max(len(y), 1))
+    for start in range(0, len(codes), block):
+        part = codes[start : start + block]
+        x1, x0 = part == mode_code, part == base_code
+        diff = _ratio(x1 @ y, x1.sum(axis=1)) - _ratio(x0 @ y, x0.sum(axis=1))
+        exceed += int(np.sum(np.abs(diff) >= abs(observed) - 1e-12))
+    return (1 + exceed) / (1 + len(codes))
 
 
 def _effects(
     rows: _Rows, modes: Sequence[str], design: str, n_boot: int, n_perm: int, seed: int, level: float,
     boots: np.ndarray | None = None, total: np.ndarray | None = None,
+    redraw: tuple[np.ndarray, tuple[str, ...]] | None = None,
 ) -> list[Effect]:
     if BASELINE not in rows.conditions:
         return []
@@ -481,11 +531,19 @@ def _effects(
         gold_rows = pair & rows.gold_known
         acc = Estimate(float(delta_acc(total)), lo2, hi2, len(np.unique(rows.i_idx[gold_rows])),
                        len(np.unique(rows.a_idx[gold_rows])), int(gold_rows.sum()))
+        if redraw is not None and mode in redraw[1] and BASELINE in redraw[1]:
+            codes, labels = redraw
+            observed = float(delta(total))
+            p = (_redrawn_p(rows.agree[rows.wrong], codes[:, rows.wrong], labels.index(mode), labels.index(BASELINE),
+                            observed) if np.isfinite(observed) else float("nan"))
+            n_draws = len(codes) if np.isfinite(p) else 0
+            out.append(Effect(mode, est, p, n_draws, acc, design, REDRAWN))
+            continue
         is_mode = rows.c_idx[wrong] == rows.conditions.index(mode)
         groups = rows.a_idx[wrong]
         p = _permutation_p(rows.agree[wrong], is_mode, groups, design, n_perm,
                            None if seed is None else seed + 7919 * (offset + 1))
-        out.append(Effect(mode, est, p, n_perm if np.isfinite(p) else 0, acc, design))
+        out.append(Effect(mode, est, p, n_perm if np.isfinite(p) else 0, acc, design, PERMUTATION))
     return out
 
 
@@ -498,12 +556,16 @@ def analyse_anchoring(
     n_perm: int = 1000,
     seed: int = 0,
     level: float = 0.95,
+    redrawn: Any = None,
 ) -> AnchoringResult:
     """Every measure of the module docstring, for every condition in `frame`.
 
-    design: `within` or `between` (how the randomization test permutes); None: inferred (between
-    when each annotator judged under one condition only). Rows without a suggestion or a final
-    label are left out of the reliance measures.
+    design: `within` or `between` (how the fallback permutation test permutes); None: inferred
+    (between when each annotator judged under one condition only). redrawn: re-draws of the
+    experiment's conditions (`annotate.experiment.ConditionDraws`: `ids`, `labels`, `codes`); with it
+    and a frame column `assignment_id` the randomization test uses them (its R is their number, not
+    n_perm), else it falls back to permuting. Rows without a suggestion or a final label are left
+    out of the reliance measures.
     """
     _check(frame)
     if design not in (None, "within", "between"):
@@ -522,8 +584,12 @@ def analyse_anchoring(
         summaries.append(_summary(rows, data, k, condition, total, boots, fast_ms, level))
     if BASELINE not in rows.conditions and rows.conditions:
         notes.append("no `none` condition: the anchoring effect needs the baseline")
+    redraw, why_not = _redrawn_codes(rows, redrawn)
+    if why_not:
+        notes.append(f"the randomization test permutes conditions instead of re-drawing the design: {why_not}")
     effects = _effects(rows, [c for c in rows.conditions if c != BASELINE], design, n_boot, n_perm, seed, level,
-                       boots=boots, total=total)
+                       boots=boots, total=total, redraw=redraw)
+    randomization = REDRAWN if effects and all(e.randomization == REDRAWN for e in effects) else PERMUTATION
     if design == "between" and len(rows.annotators) < 6 and effects:
         notes.append(f"between annotators with {len(rows.annotators)} annotators: the randomization test has few"
                      " arrangements, so its p-value cannot be small")
@@ -531,7 +597,9 @@ def analyse_anchoring(
         conditions=tuple(summaries), effects=tuple(effects), switches=_switches(frame),
         annotators=tuple(_susceptibility(frame)), label_shift=tuple(_label_shift(frame)),
         llm_accuracy=tuple(_llm_accuracy(rows, frame, total, boots, level, n_boot, seed)),
-        design=design, fast_ms=fast_ms, n_boot=n_boot, n_perm=n_perm, seed=seed, notes=tuple(notes),
+        design=design, fast_ms=fast_ms, n_boot=n_boot,
+        n_perm=len(redraw[0]) if randomization == REDRAWN and redraw is not None else n_perm, seed=seed,
+        notes=tuple(notes), randomization=randomization,
     )
 
 

@@ -63,10 +63,15 @@ class SimConfig:
 
 @dataclass(frozen=True)
 class Simulated:
-    """A simulated session: the anchoring frame and the true Δ per shown mode."""
+    """A simulated session: the anchoring frame and the true Δ per shown mode.
+
+    The frame has `assignment_id`, so passing `redrawn=redraw_conditions(sim.assignments, config.modes,
+    config.assign, config.seed, R)` to the analysis runs the re-drawn-design test; without it the
+    analysis falls back to permuting conditions."""
 
     frame: pd.DataFrame
     truth: dict[str, float]
+    assignments: tuple[Assignment, ...] = ()
 
 
 def _propensities(config: SimConfig, rng: np.random.Generator, n: int) -> np.ndarray:
@@ -150,10 +155,11 @@ def simulate(config: SimConfig) -> Simulated:
     initial = np.where(condition == "after", own, None)
     time_ms = np.exp(rng.normal(np.log(config.median_time_ms), 0.5, size=n)) * np.where(follows, 0.5, 1.0)
     frame = pd.DataFrame({
+        "assignment_id": [x.id for x in assignments],
         "annotator": [names[a] for a in a_idx], "item": [items[i] for i in i_idx], "condition": condition,
         "suggestion": suggestion, "suggestion_correct": suggestion == gold[i_idx], "planted": planted,
         "initial_label": initial, "final_label": final, "gold": gold[i_idx], "time_ms": time_ms.round(),
         "shown": revealed,
     })
     truth = {mode: true_delta(config, mode) for mode in config.modes if mode in SHOWN}
-    return Simulated(frame, truth)
+    return Simulated(frame, truth, tuple(assignments))

@@ -31,7 +31,7 @@ def suggestions_section(
 ) -> tuple[Section, dict[str, Any]] | None:
     """The section and its JSON payload, or None when the session has no suggestion experiment."""
     from annotate.analysis.anchoring import analyse_anchoring
-    from annotate.experiment import EXPERIMENT_META_KEY
+    from annotate.experiment import EXPERIMENT_META_KEY, stored_redraws
     from annotate.store.suggestion_frames import anchoring_frame
 
     frame = anchoring_frame(store)
@@ -39,8 +39,9 @@ def suggestions_section(
     if not linked.any() and set(frame["condition"].dropna()) <= {"none"}:
         return None
     n_perm = n_boot if n_perm is None else n_perm
+    redrawn, why_not = stored_redraws(store, n_perm)
     result = analyse_anchoring(frame, design=_design(spec), fast_ms=FAST_ACCEPT_MS, n_boot=n_boot,
-                               n_perm=n_perm, seed=seed)
+                               n_perm=n_perm, seed=seed, redrawn=redrawn)
     consistency = _position_consistency(store, spec)
     payload = result.to_json()
     payload["experiment_hash"] = store.get_meta(EXPERIMENT_META_KEY)
@@ -51,6 +52,9 @@ def suggestions_section(
         tables.append(_switch_table(result))
     tables += [_annotator_table(result, max_rows), _shift_table(result), _llm_table(result, consistency)]
     notes = [*_headline(result), *result.notes]
+    if redrawn is None and result.effects and n_perm > 0:
+        notes.append(f"The randomization test permutes the observed conditions instead of re-drawing the design: "
+                     f"{why_not}.")
     exp_hash = payload["experiment_hash"]
     n_planted = payload["n_planted_judgments"]
     notes.append(
@@ -162,14 +166,11 @@ def _effect_table(result: AnchoringResult) -> Table:
          _pair(e.delta_accuracy))
         for e in result.effects
     )
-    perm = result.n_perm
     notes = (
         "Anchoring effect Δ_D = P(agree | D, wrong) − P(agree | none, wrong): how much more often a wrong "
         "suggestion is accepted when it is shown (n wrong = judgments of wrong suggestions under D and none). "
         "Δ accuracy = P(final = gold | D) − P(final = gold | none).",
-        f"p: two-sided randomization test of Δ = 0, {perm} permutations of the conditions "
-        + ("within each annotator" if result.design == "within" else "across annotators")
-        + " (as the design assigned them).",
+        _test_text(result),
         _CI_TEXT,
     )
     if not rows:
@@ -177,6 +178,20 @@ def _effect_table(result: AnchoringResult) -> Table:
                  "the suggestion, on items whose suggestion is wrong.",)
     return Table("suggestions_effect", "Anchoring effect against `none`", columns, rows, notes,
                  Chart("interval", label=0, value=1, ci=2, domain=(-1.0, 1.0), title="Δ with 95 % interval"))
+
+
+def _test_text(result: AnchoringResult) -> str:
+    """How the p-values were computed: re-drawn designs, or the permutation fallback."""
+    from annotate.analysis.anchoring import REDRAWN
+
+    if result.randomization == REDRAWN:
+        return (f"p: two-sided randomization test of Δ = 0 (randomization: redrawn design), Δ recomputed on the "
+                f"observed answers under {result.n_perm} re-draws of the conditions by the experiment's own "
+                f"design rules ({result.design} annotators; same assignments, other seeds; planted items fixed).")
+    return (f"p: two-sided randomization test of Δ = 0 (randomization: permutation), {result.n_perm} permutations "
+            "of the observed conditions "
+            + ("within each annotator" if result.design == "within" else "across annotators")
+            + " (the fallback when the stored design cannot be re-drawn).")
 
 
 def _accuracy_table(result: AnchoringResult) -> Table:

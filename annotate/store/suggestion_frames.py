@@ -20,7 +20,7 @@ __all__ = ["ANCHORING_COLUMNS", "anchoring_frame", "suggestion_reveals"]
 ANCHORING_COLUMNS = (
     "annotator", "item", "condition", "suggestion", "suggestion_correct", "planted", "initial_label",
     "final_label", "gold", "time_ms", "shown", "suggestion_ms", "submit_ms", "purpose", "cohort", "position",
-    "swapped", "source_model", "judgment_id",
+    "swapped", "source_model", "judgment_id", "assignment_id",
 )
 REVEAL_EVENT = "suggestion.reveal"
 """Event kind the app logs when an annotator reveals an `on_request` suggestion."""
@@ -29,7 +29,8 @@ REVEAL_EVENT = "suggestion.reveal"
 def anchoring_frame(store: Store, purposes: tuple[str, ...] = ("main", "gold")) -> pd.DataFrame:
     """Columns ANCHORING_COLUMNS; see `annotate.analysis.anchoring` for their meaning.
 
-    `time_ms` is the active time; `shown` is whether the suggestion was on screen at all (the app
+    `assignment_id` lets the randomization test re-draw the stored design; `time_ms` is the active
+    time; `shown` is whether the suggestion was on screen at all (the app
     records `Timings.suggestion_ms` whenever it was); `suggestion_correct` is None when the item has
     no gold and the suggestion is not planted (planted ones are wrong by construction).
     """
@@ -37,7 +38,8 @@ def anchoring_frame(store: Store, purposes: tuple[str, ...] = ("main", "gold")) 
 
     marks = ",".join("?" * len(purposes))
     raw = store.frame(
-        "SELECT j.id AS judgment_id, n.name AS annotator, n.cohort, a.item_id AS item, a.condition, a.purpose,"
+        "SELECT j.id AS judgment_id, a.id AS assignment_id, n.name AS annotator, n.cohort, a.item_id AS item,"
+        " a.condition, a.purpose,"
         " a.position, a.swapped, s.label AS suggestion, s.planted, s.source_model, j.initial_label,"
         " j.label AS final_label, i.gold, j.active_ms AS time_ms, j.submit_ms, j.timings"
         " FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
