@@ -81,7 +81,7 @@ def parse_guideline(path: Path) -> Guideline:
         line = exc.object[: exc.start].count(b"\n") + 1
         found = exc.object[exc.start : exc.start + 1].hex()
         raise GuidelineError(f"{path}: line {line}: not UTF-8 text (byte 0x{found} at offset {exc.start})") from None
-    lines = text.splitlines()
+    lines = text.replace("\r\n", "\n").split("\n")  # only real line ends: line numbers match an editor
     if not lines or lines[0].strip() != "---":
         raise GuidelineError(f"{path}: line 1: expected '---' opening the front matter (id, version)")
     fields: dict[str, str] = {}

@@ -49,3 +49,15 @@ def test_bad_front_matter(tmp_path: Path, text: str, message: str) -> None:
 def test_ids_are_not_paths(tmp_path: Path) -> None:
     with pytest.raises(GuidelineError, match="plain name"):
         find_guideline("../../etc/passwd", tmp_path)
+
+
+def test_form_feed_and_unicode_separators_do_not_break_lines(tmp_path: Path) -> None:
+    path = tmp_path / "g.md"
+    path.write_text("---\nid: g\nversion: 2\ntitle: a\x0cb\u2028c\n---\nbody\x1cmore\n", encoding="utf-8")
+    guideline = parse_guideline(path)
+    assert guideline.title == "a\x0cb\u2028c"
+    assert guideline.body.startswith("body\x1cmore")
+    bad = tmp_path / "bad.md"
+    bad.write_text("---\nid: g\x0b\nversion 2\n---\n", encoding="utf-8")
+    with pytest.raises(GuidelineError, match="line 3"):
+        parse_guideline(bad)
