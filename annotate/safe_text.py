@@ -13,6 +13,8 @@ a few characters act instead of showing:
   U+200E, U+200F, U+061C): they reorder what is displayed ("Trojan Source"), so the text an
   annotator reads is not the text that is stored.
 - Line and paragraph separators (U+2028, U+2029) break lines where the renderer does not expect.
+- Unicode tag characters (U+E0000-U+E007F) are invisible: a response could carry text that the
+  annotator never sees but an LLM judge reads. Only inside an emoji subdivision flag are they kept.
 
 `sanitize` replaces each of them with a visible placeholder instead of deleting it, so an
 annotator sees that the text contained something odd and a rendered escape sequence becomes
@@ -30,8 +32,11 @@ import re
 __all__ = ["is_safe", "placeholder", "sanitize"]
 
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_TAGS = "\U000e0000-\U000e007f"
+_FLAG = "\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f"
+"""An emoji tag sequence (a subdivision flag such as England's): the one legitimate use of tags."""
 _UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\u2028\u2029" + _BIDI + "]"
+    f"(?P<flag>{_FLAG})|[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\u2028\u2029{_BIDI}{_TAGS}]"
 )
 
 
@@ -61,9 +66,9 @@ def sanitize(text: str) -> str:
         text = text.replace("\r\n", "\n")
     if _UNSAFE.search(text) is None:
         return text
-    return _UNSAFE.sub(lambda m: placeholder(m.group()), text)
+    return _UNSAFE.sub(lambda m: m.group() if m.group("flag") else placeholder(m.group()), text)
 
 
 def is_safe(text: str) -> bool:
     """True when `sanitize` would leave `text` unchanged apart from line endings."""
-    return _UNSAFE.search(text) is None
+    return all(m.group("flag") for m in _UNSAFE.finditer(text))

@@ -51,3 +51,12 @@ def test_placeholders() -> None:
     assert placeholder("\x7f") == "␡"
     assert placeholder("\u202e") == "⟨U+202E⟩"
     assert placeholder("\x85") == "⟨U+0085⟩"
+
+
+def test_invisible_tag_characters_become_visible_but_subdivision_flags_stay() -> None:
+    england = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+    hidden = "ok\U000e0049\U000e0067\U000e006e\U000e006f\U000e0072\U000e0065"  # "Ignore" in tag characters
+    assert sanitize(england) == england
+    assert is_safe(england)
+    assert sanitize(hidden) == "ok⟨U+E0049⟩⟨U+E0067⟩⟨U+E006E⟩⟨U+E006F⟩⟨U+E0072⟩⟨U+E0065⟩"
+    assert not is_safe(hidden)
