@@ -17,7 +17,7 @@ from pathlib import Path
 
 from annotate.formats.arena import parse_arena
 from annotate.formats.errors import describe
-from annotate.formats.labels import check_label_options, parse_label_map, parse_labels
+from annotate.formats.labels import read_votes
 from annotate.formats.leaks import Leak, find_identity_leaks, leak_warning
 from annotate.formats.mapped import (
     ITEM_TARGETS,
@@ -150,18 +150,12 @@ def import_labels(
     file under the same source changes nothing.
     """
     path = Path(path)
-    if format is not None and format not in CONTAINERS:
-        raise OptionError(f"--format {format!r}: expected one of {', '.join(CONTAINERS)}")
-    codes = parse_label_map(label_map, schema)
-    check_label_options(schema, cohort, layout, raters, field_map)
-    table = read_table(path, format)
-    empty = empty_warning(table)
+    table, votes, empty = read_votes(
+        path, schema, cohort=cohort, source=source or path.name, known_items=set(store.item_ids()),
+        layout=layout, raters=raters, field_map=field_map, label_map=label_map, format=format,
+    )
     if empty:
         return ImportReport(0, 0, 0, 0, (empty,), of_labels=True)
-    votes = parse_labels(
-        table, schema, cohort=cohort, source=source or path.name, known_items=set(store.item_ids()),
-        layout=layout, raters=raters, field_map=field_map, label_map=codes,
-    )
     labels, warnings = _checked_votes(store, votes)
     if not labels:
         warnings.append(f"{table.file}: no votes found (every cell empty?)")

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from annotate.formats.errors import describe, did_you_mean
 from annotate.formats.fields import check_id
 from annotate.formats.mapped import OptionError, check_columns, parse_field_map
-from annotate.formats.reading import Record, Table
+from annotate.formats.reading import CONTAINERS, Record, Table, empty_warning, read_table
 from annotate.model import COHORTS, ExternalLabel
 from annotate.spec import LabelSchema
 
@@ -98,6 +99,39 @@ def parse_labels(
             label = _label(record, column, cell, schema, label_map, kind)
             votes.append((ExternalLabel(source, rater, cohort, item, label, cell), record))
     return votes
+
+
+def read_votes(
+    path: Path,
+    schema: LabelSchema,
+    *,
+    cohort: str,
+    source: str,
+    known_items: Collection[str],
+    layout: str = "long",
+    raters: Sequence[str] | None = None,
+    field_map: Sequence[str] = (),
+    label_map: Sequence[str] = (),
+    format: str | None = None,
+) -> tuple[Table, list[tuple[ExternalLabel, Record]], str | None]:
+    """Check the options, read a ratings file and parse its votes (labels import, suggestions).
+
+    Options are checked before the file is read. Returns the table, the votes, and a warning when
+    the file holds no records (then there are no votes).
+    """
+    if format is not None and format not in CONTAINERS:
+        raise OptionError(f"--format {format!r}: expected one of {', '.join(CONTAINERS)}")
+    codes = parse_label_map(label_map, schema)
+    check_label_options(schema, cohort, layout, raters, field_map)
+    table = read_table(path, format)
+    empty = empty_warning(table)
+    if empty:
+        return table, [], empty
+    votes = parse_labels(
+        table, schema, cohort=cohort, source=source, known_items=known_items, layout=layout,
+        raters=raters, field_map=field_map, label_map=codes,
+    )
+    return table, votes, None
 
 
 def check_label_options(

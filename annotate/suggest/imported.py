@@ -15,9 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotate.formats.labels import check_label_options, parse_label_map, parse_labels
-from annotate.formats.mapped import OptionError
-from annotate.formats.reading import CONTAINERS, empty_warning, read_table
+from annotate.formats.labels import read_votes
 from annotate.model import Suggestion
 from annotate.spec import LabelSchema
 from annotate.store import Store
@@ -54,19 +52,13 @@ def import_suggestions(
 ) -> SuggestionImport:
     """Import an LLM judge's labels as suggestions (see the module docstring)."""
     path = Path(path)
-    if format is not None and format not in CONTAINERS:
-        raise OptionError(f"--format {format!r}: expected one of {', '.join(CONTAINERS)}")
-    codes = parse_label_map(label_map, schema)
-    check_label_options(schema, "llm", layout, raters, field_map)
-    table = read_table(path, format)
-    empty = empty_warning(table)
+    source = source or path.name
+    table, votes, empty = read_votes(
+        path, schema, cohort="llm", source=source, known_items=set(store.item_ids()), layout=layout,
+        raters=raters, field_map=field_map, label_map=label_map, format=format,
+    )
     if empty:
         return SuggestionImport(0, 0, (), (empty,))
-    source = source or path.name
-    votes = parse_labels(
-        table, schema, cohort="llm", source=source, known_items=set(store.item_ids()), layout=layout,
-        raters=raters, field_map=field_map, label_map=codes,
-    )
     prompt_hash = f"import:{source}"
     stored = {
         (s.item_id, s.source_model): s.label
