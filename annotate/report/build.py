@@ -529,29 +529,29 @@ def _bias_section(ctx: _Context, store: Store) -> tuple[Section, dict[str, Any]]
     if not ctx.pairwise:
         return Section("biases", "Biases", notes=("Position and length bias apply to pairwise sessions only.",)), \
             payload
-    columns = _BIAS_COLUMNS
     judged = ctx.votes.loc[ctx.votes["source"] == "judgment"]
     position = position_bias(judged)
     length = length_bias(ctx.votes)
     payload["position"], payload["length"] = position.to_json(), length.to_json()
-    tables = []
-    rows, more = _bias_rows(position, ctx.max_rows)
-    notes = ["share = picks of the response on the left among non-tie judgments (k of n); 50 % without position "
-             "bias when sides are randomised; exact two-sided binomial test against one half, Wilson interval "
-             "(Zheng et al. 2023, section 3.3). The session's own judgments only: imported votes have no sides."]
-    if more:
-        notes.append(_more_raters(more))
-    tables.append(Table("bias_position", "Position bias: share of Left among non-tie judgments", columns,
-                        tuple(rows), tuple(notes)))
-    rows, more = _bias_rows(length, ctx.max_rows)
-    notes = ["share = votes for the longer response (characters) among non-tie votes on responses of unequal "
-             "length (k of n); excluded = ties and equal lengths; Wilson interval, exact binomial test against "
-             "one half. All votes, imported ones included."]
-    if more:
-        notes.append(_more_raters(more))
-    tables.append(Table("bias_length", "Length bias: share of non-tie votes for the longer response", columns,
-                        tuple(rows), tuple(notes)))
-    return Section("biases", "Biases", tuple(tables)), payload
+    tables = (
+        _bias_table("bias_position", "Position bias: share of Left among non-tie judgments", position, ctx.max_rows,
+                    "share = picks of the response on the left among non-tie judgments (k of n); 50 % without "
+                    "position bias when sides are randomised; exact two-sided binomial test against one half, "
+                    "Wilson interval (Zheng et al. 2023, section 3.3). The session's own judgments only: imported "
+                    "votes have no sides."),
+        _bias_table("bias_length", "Length bias: share of non-tie votes for the longer response", length,
+                    ctx.max_rows,
+                    "share = votes for the longer response (characters) among non-tie votes on responses of "
+                    "unequal length (k of n); excluded = ties and equal lengths; Wilson interval, exact binomial "
+                    "test against one half. All votes, imported ones included."),
+    )
+    return Section("biases", "Biases", tables), payload
+
+
+def _bias_table(key: str, title: str, report: Any, max_rows: int, note: str) -> Table:
+    rows, more = _bias_rows(report, max_rows)
+    notes = (note, _more_raters(more)) if more else (note,)
+    return Table(key, title, _BIAS_COLUMNS, tuple(rows), notes)
 
 
 # --------------------------------------------------------------------------------------------
