@@ -1,0 +1,121 @@
+"""Statistics and reports: `agreement` on any ratings file, `report` on a session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from annotate.cli.common import domain_errors, rel, session_argument
+from annotate.cli.group import main
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--layout", type=click.Choice(["long", "wide"]), default="long", show_default=True,
+              help="long: columns unit, rater, label (one row per rating). wide: one row per unit, its id in the "
+                   "first column, one column per rater.")
+@click.option("--raters-as-rows", is_flag=True,
+              help="Wide files with one row per rater (names in the first column) and one column per unit, as in "
+                   "Krippendorff's papers.")
+@click.option("--level", type=click.Choice(["nominal", "ordinal", "interval", "ratio"]), default="nominal",
+              show_default=True, help="Level of measurement for alpha; ordinal and above also weight Cohen's kappa.")
+@click.option("--order", default=None, metavar="L1,L2,...",
+              help="Order of text labels at --level ordinal, lowest first (e.g. low,mid,high).")
+@click.option("--bootstrap", "n_boot", type=click.IntRange(0, 100_000), default=1000, show_default=True,
+              metavar="B", help="Bootstrap resamples of units for the 95 % intervals (0: no intervals).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@click.option("--map", "field_map", multiple=True, metavar="TARGET=COL",
+              help="Long layout: which column holds the unit, rater or label when its name is not one the reader"
+                   " knows: unit=COL, rater=COL, label=COL (as in labels import --map). Repeatable.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (keys in README, 'annotate agreement FILE').")
+@domain_errors
+def agreement(file: Path, layout: str, raters_as_rows: bool, level: str, order: str | None, n_boot: int,
+              seed: int, field_map: tuple[str, ...], as_json: bool) -> None:
+    """Agreement between raters in a ratings file (CSV, TSV, JSONL or JSON); no session needed.
+
+    Shows Krippendorff's alpha (with its reliability reading), Fleiss' kappa, Gwet's AC1, percent
+    agreement and Cohen's kappa for every pair of raters, each with a 95 % bootstrap interval over
+    units and its n. Empty cells (or NA, ., *) are missing ratings. The long layout finds its
+    columns by name (unit: unit, item, item_id, unit_id, id; rater: rater, annotator, coder,
+    observer, judge, rater_id; label: label, rating, value, score, grade), or as --map says.
+
+    \b
+    Example:
+      annotate agreement labels.csv                       # unit,rater,label rows
+      annotate agreement votes.csv --map unit=pair --map rater=who --map label=choice
+      annotate agreement sheet.csv --layout wide          # unit,alice,bob,carol
+      annotate agreement kripp.csv --layout wide --raters-as-rows --level interval
+      annotate agreement grades.csv --level ordinal --order low,mid,high --json
+    """
+    from annotate.analysis.ratings_io import agreement_from_file, parse_column_map
+    from annotate.report.build import file_agreement_report
+
+    labels = None if order is None else [o for o in order.split(",") if o.strip()]
+    if labels is not None and level not in ("nominal", "ordinal"):
+        raise click.UsageError(f"--order applies to --level nominal or ordinal, not {level}")
+    columns = parse_column_map(field_map) if field_map else None
+    result = agreement_from_file(file, layout, level, raters_as_rows, labels, n_boot=n_boot, seed=seed,
+                                 columns=columns)
+    if as_json:  # the text report shows the warnings itself; the JSON object has exactly its documented keys
+        for warning in result.warnings:
+            click.echo(f"warning: {warning}", err=True)
+    report = file_agreement_report(file, result, n_boot, seed)
+    _print_report(report, "json" if as_json else "text")
+
+
+def _print_report(report: Any, fmt: str) -> None:
+    """Print a report: Rich tables on the terminal for text, the rendered string otherwise."""
+    if fmt == "text":
+        from annotate.report.render_text import render_to_console
+
+        render_to_console(report)
+        return
+    from annotate.report.render import render
+
+    click.echo(render(report, fmt), nl=False)
+
+@main.command()
+@session_argument
+@click.option("--format", "fmt", type=click.Choice(["text", "md", "html", "json"]), default="text",
+              show_default=True, help="text: tables on the terminal; md: Markdown; html: one self-contained file "
+                                      "with charts; json: every figure under stable keys (README, 'Agreement and "
+                                      "reports').")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
+              help="Write to FILE instead of printing (text becomes plain text).")
+@click.option("--bootstrap", "n_boot", type=click.IntRange(0, 100_000), default=1000, show_default=True,
+              metavar="B", help="Bootstrap resamples for the 95 % intervals (0: no intervals).")
+@click.option("--seed", type=int, default=None, help="Seed of the bootstrap. Default: the session's seed.")
+@click.option("--include-planted", is_flag=True,
+              help="Also count judgments made under planted (deliberately wrong) suggestions.")
+@domain_errors
+def report(session: str, fmt: str, output: Path | None, n_boot: int, seed: int | None,
+           include_planted: bool) -> None:
+    """A lead's report on a session: agreement, MT-Bench pairwise agreement, biases, quality, ranking.
+
+    Agreement per cohort, per annotator against the rest, per category (and per rubric criterion);
+    crowd-expert, human-LLM and majority agreement; position and length bias; gold accuracy, repeat
+    consistency and time per item; a Bradley-Terry ranking of the models per cohort. Every figure
+    carries its n and, where one exists, a 95 % interval.
+
+    \b
+    Example:
+      annotate report chat-evals
+      annotate report chat-evals --format html -o report.html
+      annotate report chat-evals --format json --bootstrap 2000 > report.json
+    """
+    from annotate.report.build import build_report
+    from annotate.session import load_session, open_store
+
+    spec = load_session(session)
+    with open_store(spec) as store:
+        built = build_report(spec, store, n_boot=n_boot, seed=seed, include_planted=include_planted)
+    if output is None:
+        _print_report(built, fmt)
+        return
+    from annotate.report.render import render
+
+    output.write_text(render(built, fmt), encoding="utf-8")
+    click.echo(f"wrote {rel(output)} ({fmt})", err=True)

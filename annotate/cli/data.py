@@ -1,0 +1,175 @@
+"""Getting data in and out: `import`, `labels import`, `export`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from annotate.cli.common import domain_errors, session_argument
+from annotate.cli.group import main
+
+
+@main.command("import")
+@session_argument
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", default="auto", show_default=True,
+              type=click.Choice(["auto", "native", "arena", "mtbench", "csv", "tsv", "json", "jsonl"]),
+              help="auto: by extension (CSV/TSV through --map; JSON and JSON Lines as the native format"
+                   " unless --map is given). arena: Chatbot Arena battles; mtbench: MT-Bench judgments"
+                   " (both also import the votes).")
+@click.option("--map", "field_map", multiple=True, metavar="TARGET=COL[,COL...]",
+              help="Which source field fills which part of an item. Targets: id, prompt, A, B, model_A, model_B,"
+                   " category, gold, meta.KEY. A comma joins several fields (with a blank line). Repeatable.")
+@domain_errors
+def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...]) -> None:
+    """Import items into a session (and, for arena / mtbench, their votes as external labels).
+
+    FILE is our native JSON Lines (one item per line: id, prompt or conversation, responses A and
+    B with their models, category, gold, metadata; see README, 'Getting data in and out'), or a CSV / JSON / JSON
+    Lines file of any shape whose fields you map with --map. Without --map id=COL, ids are derived
+    from the prompt and responses. The import is all or nothing, and importing the same file again
+    changes nothing. Responses that name a model or vendor are listed as a warning.
+
+    \b
+    Example:
+      annotate import evals pairs.jsonl
+      annotate import evals pairs.csv --map prompt=question --map A=answer_1 --map B=answer_2
+      annotate import evals alpaca.json --map id=idx --map prompt=instruction,input \\
+          --map A=response1 --map B=response2 --map model_A=model1 --map model_B=model2
+      annotate import evals battles.json --format arena
+    """
+    from annotate.formats import import_items
+    from annotate.session import load_session, open_store
+
+    spec = load_session(session)
+    with open_store(spec) as store:
+        report = import_items(store, spec.schema, file, format=fmt, field_map=field_map)
+    click.echo(f"{report.summary()} from {file.name}")
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+
+@main.group()
+def labels() -> None:
+    """Ratings made elsewhere (experts' spreadsheets, crowd votes, LLM judges) as external labels.
+
+    \b
+    Example:
+      annotate labels import evals ratings.csv --cohort expert
+    """
+
+
+@labels.command("import")
+@session_argument
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--cohort", type=click.Choice(["expert", "crowd", "llm"]), default=None,
+              help="Who made the ratings; every rater in the file joins this cohort. Required unless --as-suggestions.")
+@click.option("--layout", type=click.Choice(["long", "wide"]), default="long", show_default=True,
+              help="long: one row per vote (item, rater, label); wide: one row per item, one column per rater.")
+@click.option("--raters", default=None, metavar="COL1,COL2,...",
+              help="Wide layout: the rater columns (default: every column but the item column).")
+@click.option("--map", "field_map", multiple=True, metavar="TARGET=COL",
+              help="Column names when they differ: item=COL, rater=COL, label=COL (wide: item only). Repeatable.")
+@click.option("--label-map", multiple=True, metavar="CODE=LABEL,...",
+              help="Foreign codes to labels, e.g. 0=tie,1=A,2=B (pairwise: A, B, tie, both_bad; single: grades).")
+@click.option("--source", default=None, help="Name the votes are filed under. Default: the file name.")
+@click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "json", "jsonl"]), default=None,
+              help="The file's format when its extension does not say.")
+@click.option("--as-suggestions", is_flag=True,
+              help="An LLM judge's precomputed labels: store them as suggestions to show annotators (the rater"
+                   " is the model), not as votes. See README, 'Precomputed LLM labels'.")
+@domain_errors
+def labels_import(
+    session: str, file: Path, cohort: str | None, layout: str, raters: str | None, field_map: tuple[str, ...],
+    label_map: tuple[str, ...], source: str | None, fmt: str | None, as_suggestions: bool = False,
+) -> None:
+    """Import ratings made elsewhere into a session as external labels of a cohort.
+
+    The items must already be in the session. Empty cells are missing votes. A label must be
+    valid for the session after --label-map (pairwise: A, B, tie, both_bad; single: a grade).
+    All or nothing; importing the same file again changes nothing.
+
+    \b
+    Example:
+      annotate labels import evals votes.csv --cohort crowd
+      annotate labels import evals votes.csv --cohort expert --map item=pair_id --map rater=who \\
+          --map label=choice --label-map 0=tie,1=A,2=B
+      annotate labels import evals sheet.csv --cohort expert --layout wide --raters ann1,ann2,ann3
+    """
+    from annotate.formats import import_labels
+    from annotate.session import load_session, open_store
+
+    spec = load_session(session)
+    rater_columns = [r.strip() for r in raters.split(",") if r.strip()] if raters else None
+    if as_suggestions:
+        from annotate.suggest.imported import import_suggestions
+
+        with open_store(spec) as store:
+            imported = import_suggestions(
+                store, spec.schema, file, layout=layout, raters=rater_columns, field_map=field_map,
+                label_map=label_map, source=source, format=fmt,
+            )
+        click.echo(f"{imported.summary()} in {file.name}")
+        for warning in imported.warnings:
+            click.echo(f"warning: {warning}", err=True)
+        return
+    if cohort is None:
+        raise click.UsageError("--cohort is required (expert, crowd or llm), unless --as-suggestions")
+    with open_store(spec) as store:
+        report = import_labels(
+            store, spec.schema, file, cohort=cohort, layout=layout, raters=rater_columns, field_map=field_map,
+            label_map=label_map, source=source, format=fmt,
+        )
+    click.echo(f"{report.summary()} from {file.name}")
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+
+@main.command()
+@session_argument
+@click.option("--what", type=click.Choice(["items", "judgments", "labels", "suggestions"]), default="judgments",
+              show_default=True, help="items (with model names: for leads), judgments, imported labels, or LLM"
+                                      " suggestions (with their model names: for leads).")
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "parquet"]), default="csv", show_default=True,
+              help="parquet needs pyarrow (pip install 'annotate[parquet]') and -o.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to this file (replaced whole). Default: standard output.")
+@click.option("--include-superseded", is_flag=True, help="Also judgments later replaced by a new answer.")
+@click.option("--include-planted", is_flag=True, help="Also judgments made under planted (wrong) suggestions.")
+@domain_errors
+def export(
+    session: str, what: str, fmt: str, output: Path | None, include_superseded: bool, include_planted: bool,
+) -> None:
+    """Export a session's items, judgments, imported labels or suggestions as CSV, JSON Lines or Parquet.
+
+    Judgments: one row per current judgment, label in slot space (A/B) and label_side as seen on
+    screen (left/right), with timings, confidence, guideline version, condition, and the suggestion
+    linked to it (label, model, whether it was on screen). Items as JSON Lines are in the native
+    import format. Columns: README, 'Export: annotate export'.
+
+    \b
+    Example:
+      annotate export evals > judgments.csv
+      annotate export evals --what items --format jsonl -o items.jsonl
+      annotate export evals --what labels --format parquet -o labels.parquet
+    """
+    import sys
+
+    from annotate.formats import export as write_export
+    from annotate.session import load_session, open_store
+
+    spec = load_session(session)
+    try:
+        with open_store(spec) as store:
+            count = write_export(
+                store, what, fmt, output=output, stream=sys.stdout,
+                include_superseded=include_superseded, include_planted=include_planted,
+            )
+    except BrokenPipeError:  # the reader stopped early (`| head`): not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return
+    if output is not None:
+        click.echo(f"wrote {count} {what} rows to {output}", err=True)

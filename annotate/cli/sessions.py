@@ -1,0 +1,59 @@
+"""Creating a session and showing where it stands: `init`, `status`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from annotate.cli.common import domain_errors, rel, session_argument
+from annotate.cli.group import main
+
+
+@main.command()
+@click.argument("name")
+@click.option("--kind", type=click.Choice(["pairwise", "single", "rubric"]), required=True,
+              help="pairwise: A / B / tie / both_bad; single: a 1..N grade; rubric: criteria.")
+@click.option("--guideline", default=None, metavar="ID",
+              help="Guideline id (a file guidelines/ID.md). Default: the kind's shipped one.")
+@click.option("--seed", type=int, default=None,
+              help="Seed for every random choice. Default: derived from the name.")
+@domain_errors
+def init(name: str, kind: str, guideline: str | None, seed: int | None) -> None:
+    """Create a session: sessions/NAME.toml and sessions/NAME.db.
+
+    \b
+    Example:
+      annotate init chat-evals --kind pairwise
+      annotate init essays --kind single --guideline single-grade
+    """
+    import zlib
+
+    from annotate.guidelines import load_guideline
+    from annotate.session import create_session
+    from annotate.spec import DEFAULT_GUIDELINE
+
+    guideline = guideline or DEFAULT_GUIDELINE[kind]
+    load_guideline(guideline, Path.cwd())  # found and readable (front matter), or an error naming the file
+    seed = seed if seed is not None else zlib.crc32(name.encode("utf-8"))
+    spec = create_session(name, kind, guideline, seed)
+    click.echo(f"created {rel(spec.path)} and {rel(spec.db)} ({kind}, guideline {guideline})")
+    click.echo(f"next: annotate import {name} FILE")
+
+
+@main.command()
+@session_argument
+@domain_errors
+def status(session: str) -> None:
+    """Show a session: its spec, items, annotators and their progress.
+
+    \b
+    Example:
+      annotate status chat-evals
+    """
+    from annotate.session import load_session, open_store
+    from annotate.status import session_status
+
+    spec = load_session(session)
+    with open_store(spec) as store:
+        click.echo(session_status(spec, store))
