@@ -1,0 +1,124 @@
+"""What every section of the session report shares: the votes that count, and the context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from annotate.report.tables import CI_NOTE
+from annotate.text import plural
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from annotate.spec import SessionSpec
+    from annotate.store import Store
+
+
+COHORT_ORDER = ("expert", "crowd", "llm")
+ALL = "(all raters)"
+NO_VOTES = "No votes yet: import labels or annotate first."
+
+
+def label_text(value: object) -> str:
+    """A category as text: whole floats without the ``.0``."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything the sections share."""
+
+    spec: SessionSpec
+    votes: pd.DataFrame
+    """All labelled votes that count (planted excluded unless asked), with a cohort."""
+    unique: pd.DataFrame
+    """One vote per (item, rater), attention checks out: for agreement, pairwise and ranking."""
+    level: str
+    categories: tuple[Any, ...]
+    n_boot: int
+    seed: int
+    max_rows: int
+
+    @property
+    def pairwise(self) -> bool:
+        return self.spec.kind == "pairwise"
+
+    @property
+    def ci_note(self) -> str:
+        return CI_NOTE.format(n_boot=self.n_boot, seed=self.seed)
+
+
+def planted_judgments(store: Store) -> set[int]:
+    """Ids of current judgments whose assignment carried a planted suggestion."""
+    planted = {s.id for s in store.suggestions() if s.planted}
+    if not planted:
+        return set()
+    assignments = {a.id for a in store.assignments() if a.suggestion_id in planted}
+    return {j.id for j in store.judgments() if j.assignment_id in assignments and j.id is not None}
+
+
+def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tuple[pd.DataFrame, dict[str, int]]:
+    import pandas as pd
+
+    from annotate.adjudication import ADJUDICATION, adjudicated_labels
+    from annotate.store.frames import votes_frame
+
+    votes = votes_frame(store)
+    excluded = {"planted": 0, "unknown_labels": 0, "adjudication": 0}
+    # An adjudicator has seen the others' answers: their label is a reference, never a vote.
+    adjudicating = votes["purpose"] == ADJUDICATION
+    excluded["adjudication"] = int(adjudicating.sum())
+    votes = votes.loc[~adjudicating]
+    adjudicated = adjudicated_labels(store)
+    if adjudicated:
+        votes = votes.assign(gold=votes["gold"].fillna(votes["item"].map(adjudicated)))
+    if not include_planted:
+        planted = planted_judgments(store)
+        if planted:
+            mask = votes["judgment_id"].isin(list(planted))
+            excluded["planted"] = int(mask.sum())
+            votes = votes.loc[~mask]
+    if spec.kind == "rubric":  # rubric judgments carry scores (scores_frame), not a label
+        votes = votes.assign(label=votes["label"].fillna("(scores)"))
+    votes = votes.loc[votes["label"].notna()].copy()
+    votes["purpose"] = votes["purpose"].fillna("main")
+    votes["cohort"] = votes["cohort"].fillna("expert").astype(str)
+    votes["rater"] = votes["rater"].astype(str)
+    votes["item"] = votes["item"].astype(str)
+    if spec.kind == "pairwise":
+        votes["label"] = votes["label"].replace({"tie_inconsistent": "tie"})
+        known = votes["label"].isin(["A", "B", "tie", "both_bad"])
+    elif spec.kind == "single":
+        low, high = spec.schema.scale
+        grades = pd.to_numeric(votes["label"], errors="coerce")
+        known = grades.between(low, high) & (grades == grades.round())
+        votes["label"] = grades
+    else:
+        known = pd.Series(False, index=votes.index)
+    if spec.kind != "rubric":
+        excluded["unknown_labels"] = int((~known).sum())
+        votes = votes.loc[known]
+    return votes.reset_index(drop=True), excluded
+
+
+def unique_votes(votes: pd.DataFrame) -> pd.DataFrame:
+    v = votes.loc[votes["purpose"] != "attention"]
+    order = (v["purpose"] != "main").astype(int)
+    v = v.assign(_order=order).sort_values(["_order"], kind="stable")
+    return v.drop_duplicates(["item", "rater"], keep="first").drop(columns="_order").sort_index()
+
+
+def long_votes(votes: pd.DataFrame) -> pd.DataFrame:
+    return votes.rename(columns={"item": "unit"})[["unit", "rater", "label"]]
+
+
+def cohorts_of(votes: pd.DataFrame) -> list[str]:
+    present = [str(c) for c in votes["cohort"].unique()]
+    return sorted(present, key=lambda c: (COHORT_ORDER.index(c) if c in COHORT_ORDER else 99, c))
+
+
+def more_raters(n: int, why: str = "") -> str:
+    return f"{plural(n, 'more rater')}{why} {'is' if n == 1 else 'are'} in the JSON report."

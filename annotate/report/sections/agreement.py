@@ -1,0 +1,188 @@
+"""Agreement: overall, per cohort, each annotator against the rest, per category and criterion."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from annotate.report.context import Context, cohorts_of, label_text, long_votes, more_raters
+from annotate.report.model import Chart, Column, Section, Table
+from annotate.report.tables import (
+    ALPHA_NOTE,
+    agreement_tables,
+    ci,
+    pair_table,
+    reading,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from annotate.store import Store
+
+
+_SUMMARY_COLUMNS = (
+    Column("alpha", "num"), Column("alpha 95 % CI", "ci"), Column("reading"), Column("Fleiss", "num"),
+    Column("AC1", "num"), Column("percent", "num"), Column("units", "int"), Column("raters", "int"),
+    Column("pairable", "int"),
+)
+
+
+_COLUMN_NOTE = ("Columns: Fleiss = Fleiss' kappa, AC1 = Gwet's AC1, percent = percent agreement, pairable = "
+                "pairable values (ratings in units with two or more).")
+
+
+def _summary_row(name: str, table: Any) -> tuple[Any, ...]:
+    a, p = table.krippendorff_alpha, table.percent_agreement
+    return (name, a.estimate if a.defined else None, ci(a), reading(a), table.fleiss_kappa.estimate,
+            table.gwet_ac1.estimate, p.estimate, a.n_units, a.n_raters, a.n_pairable)
+
+
+MAX_PAIRS = 45
+"""Cohen's kappa is computed for at most this many rater pairs overall and within the expert and llm
+cohorts (those with most units in common): every pair of ten raters.  Text, Markdown and HTML list
+them all; so does the JSON."""
+MAX_PAIRS_SUBSET = 10
+"""... and for at most this many pairs within the crowd cohort (hundreds of raters) and per category
+or criterion (JSON only)."""
+PAIRS_PER_COHORT = {"expert": MAX_PAIRS, "llm": MAX_PAIRS}
+"""Cohorts whose pairs are all worth reading; any other cohort gets MAX_PAIRS_SUBSET."""
+
+
+def _table_for(
+    ratings: pd.DataFrame, ctx: Context, level: str, categories: Sequence[Any], max_pairs: int = MAX_PAIRS_SUBSET
+) -> Any | None:
+    """The pooled agreement table of long ratings (unit, rater, label), or None with < 2 raters."""
+    from annotate.analysis.agreement import ratings_matrix
+    from annotate.analysis.cohorts import pooled_agreement_table
+
+    if ratings.empty or ratings["rater"].nunique() < 2:
+        return None
+    matrix, _units, raters, cats = ratings_matrix(ratings, order=list(categories))
+    return pooled_agreement_table(matrix, level, cats, list(raters), n_boot=ctx.n_boot, seed=ctx.seed,
+                                  max_pairs=max_pairs)
+
+
+def _pairs_sharing(ratings: pd.DataFrame) -> int:
+    """How many pairs of raters rated at least one unit in common (long ratings: unit, rater)."""
+    import numpy as np
+
+    if ratings.empty:
+        return 0
+    units = ratings["unit"].astype(str).factorize()[0]
+    raters = ratings["rater"].astype(str).factorize()[0]
+    present = np.zeros((units.max() + 1, raters.max() + 1))
+    present[units, raters] = 1.0
+    overlap = present.T @ present
+    return int(((overlap > 0).sum() - len(overlap)) // 2)
+
+
+def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
+    from annotate.analysis.cohorts import rest_agreement
+
+    tables: list[Table] = []
+    payload: dict[str, Any] = {"level": ctx.level, "thresholds": {"reliable": 0.800, "tentative": 0.667}}
+    notes = [
+        f"Level of measurement: {ctx.level}; units are items, raters are annotators and imported raters; "
+        "categories: " + ", ".join(label_text(c) for c in ctx.categories) + "." if ctx.categories else
+        "Rubric sessions: agreement per criterion at the ordinal level.",
+        ALPHA_NOTE,
+    ]
+    if ctx.spec.kind == "rubric":
+        payload.update(overall=None, per_cohort=[], per_annotator=[], per_category=[])
+    else:
+        votes = ctx.unique
+        overall = _table_for(long_votes(votes), ctx, ctx.level, ctx.categories, MAX_PAIRS)
+        payload["overall"] = None if overall is None else overall.to_json()
+        if overall is not None:
+            tables.extend(agreement_tables(overall, "agreement_overall", "All raters", ctx.n_boot, ctx.seed,
+                                           alpha_note=False, n_pairs_sharing=_pairs_sharing(long_votes(votes))))
+        else:
+            notes.append("Agreement needs at least two raters on the same items.")
+        # per cohort, and the rater pairs within each cohort (the expert pairs are the ones a lead reads)
+        rows, per_cohort, cohort_pairs = [], [], []
+        for cohort in cohorts_of(votes):
+            ratings = long_votes(votes.loc[votes["cohort"] == cohort])
+            table = _table_for(ratings, ctx, ctx.level, ctx.categories,
+                               PAIRS_PER_COHORT.get(cohort, MAX_PAIRS_SUBSET))
+            if table is not None:
+                rows.append(_summary_row(cohort, table))
+                per_cohort.append({"cohort": cohort, **table.to_json()})
+                cohort_pairs.append(pair_table(table, f"agreement_{cohort}_cohen",
+                                               f"Cohen's kappa per rater pair: {cohort} cohort",
+                                               n_pairs_sharing=_pairs_sharing(ratings)))
+        payload["per_cohort"] = per_cohort
+        tables.append(Table("agreement_per_cohort", "Agreement within each cohort",
+                            (Column("cohort"), *_SUMMARY_COLUMNS), tuple(rows), (ctx.ci_note, _COLUMN_NOTE)))
+        tables.extend(cohort_pairs)
+        # per annotator against the rest
+        tables.append(_rest_table(ctx, votes, payload, rest_agreement))
+        # per category
+        rows, per_category = [], []
+        for category, group in votes.groupby(votes["category"].fillna("(none)").astype(str), sort=True):
+            table = _table_for(long_votes(group), ctx, ctx.level, ctx.categories)
+            if table is not None:
+                rows.append(_summary_row(category, table))
+                per_category.append({"category": category, **table.to_json()})
+        payload["per_category"] = per_category
+        tables.append(Table("agreement_per_category", "Agreement per item category",
+                            (Column("category"), *_SUMMARY_COLUMNS), tuple(rows), (ctx.ci_note, _COLUMN_NOTE)))
+    tables.extend(_criterion_tables(ctx, store, payload))
+    return Section("agreement", "Agreement", tuple(tables), tuple(notes)), payload
+
+
+def _rest_table(ctx: Context, votes: pd.DataFrame, payload: dict[str, Any], rest_agreement: Any) -> Table:
+    results = rest_agreement(long_votes(votes), ctx.level, list(ctx.categories), n_boot=ctx.n_boot, seed=ctx.seed) \
+        if votes["rater"].nunique() >= 2 else ()
+    cohort_of = votes.drop_duplicates("rater").set_index("rater")["cohort"].to_dict()
+    payload["per_annotator"] = [{**r.to_json(), "cohort": cohort_of.get(r.rater)} for r in results]
+    ordered = sorted(results, key=lambda r: (-r.n, str(r.rater)))
+    shown = ordered[: ctx.max_rows]
+    rows = tuple(
+        (str(r.rater), cohort_of.get(r.rater), r.kappa.estimate, ci(r.kappa), r.share, (r.ci_low, r.ci_high),
+         r.n, r.alpha_without)
+        for r in shown
+    )
+    kind = "Cohen's kappa" if ctx.level == "nominal" else "linearly weighted Cohen's kappa"
+    consensus = "the most frequent label of the others (items where it is tied are skipped)" \
+        if ctx.level == "nominal" else "the lower median of the others' grades"
+    notes = [
+        f"Each rater against the leave-one-out consensus of all other raters: {consensus} (Snow et al. 2008). "
+        f"kappa: {kind} with the consensus; agreement: share of items equal to it (Wilson interval); "
+        "alpha without: Krippendorff's alpha of everyone else, to compare with alpha of all raters.",
+        ctx.ci_note,
+    ]
+    if len(ordered) > len(shown):
+        notes.append(more_raters(len(ordered) - len(shown), " with fewer items"))
+    columns = (Column("rater"), Column("cohort"), Column("kappa vs rest", "num"), Column("kappa 95 % CI", "ci"),
+               Column("agreement", "num"), Column("agreement 95 % CI", "ci"), Column("items", "int"),
+               Column("alpha without", "num"))
+    chart = Chart("interval", label=0, value=2, ci=3, domain=(-1.0, 1.0), title="kappa of each rater vs the rest",
+                  bars=True)
+    return Table("agreement_per_annotator", "Each annotator against the rest", columns, rows, tuple(notes), chart)
+
+
+def _criterion_tables(ctx: Context, store: Store, payload: dict[str, Any]) -> list[Table]:
+    payload["per_criterion"] = []
+    if ctx.spec.kind != "rubric":
+        return []
+    import pandas as pd
+
+    from annotate.store.frames import scores_frame
+
+    scores = scores_frame(store)
+    rows = []
+    for criterion in ctx.spec.schema.criteria:
+        part = scores.loc[scores["criterion"] == criterion.name]
+        values = pd.to_numeric(part["score"], errors="coerce")
+        part = part.assign(label=values).loc[values.between(criterion.low, criterion.high)]
+        part = part.drop_duplicates(["item", "rater"])
+        grades = list(range(criterion.low, criterion.high + 1))
+        table = _table_for(long_votes(part), ctx, "ordinal", grades)
+        if table is not None:
+            rows.append(_summary_row(criterion.name, table))
+            payload["per_criterion"].append({"criterion": criterion.name, **table.to_json()})
+    return [Table("agreement_per_criterion", "Agreement per rubric criterion (ordinal)",
+                  (Column("criterion"), *_SUMMARY_COLUMNS), tuple(rows), (ctx.ci_note, _COLUMN_NOTE))]
+
+
