@@ -434,8 +434,10 @@ def _merge_judgments(
         return False
     other_uid = {j["id"]: j["uid"] for j in theirs}
     for row in new:
-        values = {c: row[c] for c in columns if c not in ("id", "superseded_by")}
+        # the copy's sittings are not this file's: a merged judgment names no sitting
+        values = {c: row[c] for c in columns if c not in ("id", "superseded_by", "sitting_id")}
         values["assignment_id"] = target
+        values["item_id"] = source.key(other_id)[1]
         cursor = db.execute(
             f"INSERT INTO judgments ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
             list(values.values()),

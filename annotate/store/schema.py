@@ -113,9 +113,72 @@ def _v3_merges(db: sqlite_utils.Database) -> None:
     )
 
 
+def _rebuild_autoincrement(db: sqlite_utils.Database, table: str) -> None:
+    """Rebuild `table` with `id INTEGER PRIMARY KEY AUTOINCREMENT`, rows, ids and indexes kept.
+
+    Without AUTOINCREMENT SQLite hands out max(id) + 1, so deleting the rows with the highest ids
+    and inserting new ones reuses their ids. Runs inside the migration's transaction with foreign
+    keys off (Store.open migrates before it turns them on); other tables' references name the
+    table, so they hold again once the rebuilt table takes the old name.
+    """
+    create = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [table]).fetchone()[0]
+    indexes = [r[0] for r in db.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", [table]
+    ).fetchall()]
+    head = f'CREATE TABLE "{table}" ('
+    if not create.startswith(head) or '"id" INTEGER PRIMARY KEY,' not in create:
+        raise RuntimeError(f"the session file's {table} table has an unexpected shape; cannot migrate it")
+    staging = f"{table}_rebuild"
+    db.execute(
+        create.replace(head, f'CREATE TABLE "{staging}" (', 1)
+        .replace('"id" INTEGER PRIMARY KEY,', '"id" INTEGER PRIMARY KEY AUTOINCREMENT,', 1)
+    )
+    db.execute(f'INSERT INTO "{staging}" SELECT * FROM "{table}"')
+    db.execute(f'DROP TABLE "{table}"')
+    db.execute(f'ALTER TABLE "{staging}" RENAME TO "{table}"')
+    for sql in indexes:
+        db.execute(sql)
+
+
+def _v4_identity(db: sqlite_utils.Database) -> None:
+    """Identity that cannot be confused (issue: judgments filed on the wrong item).
+
+    - Assignment and suggestion ids are never reused (AUTOINCREMENT): an app that still shows an
+      assignment a plan has since deleted can never have its answer filed on a newer one.
+    - A judgment records the item it was made on (`item_id`) and the sitting it came from.
+    - `sittings`: who has the app open where (one annotator, one sitting), with a heartbeat so a
+      sitting left by a crashed app expires; `display` says terminal or browser.
+    """
+    _rebuild_autoincrement(db, "suggestions")
+    _rebuild_autoincrement(db, "assignments")
+    db.execute('ALTER TABLE "judgments" ADD COLUMN "item_id" TEXT')
+    db.execute(
+        'UPDATE "judgments" SET "item_id" = (SELECT a."item_id" FROM "assignments" a'
+        ' WHERE a."id" = "judgments"."assignment_id")'
+    )
+    db.execute('ALTER TABLE "judgments" ADD COLUMN "sitting_id" INTEGER')
+    db.execute(
+        'CREATE TABLE "sittings" ('
+        ' "id" INTEGER PRIMARY KEY AUTOINCREMENT,'
+        ' "annotator_id" INTEGER NOT NULL REFERENCES "annotators"("id"),'
+        ' "token" TEXT NOT NULL,'
+        ' "host" TEXT NOT NULL,'
+        ' "pid" INTEGER NOT NULL,'
+        ' "display" TEXT NOT NULL,'
+        ' "terminal" TEXT,'
+        ' "started" TEXT NOT NULL,'
+        ' "heartbeat" TEXT NOT NULL,'
+        ' "heartbeat_unix" REAL NOT NULL,'
+        ' "ended" TEXT,'
+        ' "end_reason" TEXT)'
+    )
+    db.execute('CREATE UNIQUE INDEX "idx_sittings_token" ON "sittings" ("token")')
+    db.execute('CREATE INDEX "idx_sittings_open" ON "sittings" ("annotator_id", "ended")')
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
-MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_suggestion_failures, _v3_merges)
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_suggestion_failures, _v3_merges, _v4_identity)
 """MIGRATIONS[i] takes the schema from version i to version i + 1."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

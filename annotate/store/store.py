@@ -49,6 +49,17 @@ class ItemConflict(StoreError):
     """An item id already stored with different content."""
 
 
+class StaleAssignment(StoreError):
+    """A write for an assignment that is gone, or is no longer what was on screen (another item,
+    sides, condition or suggestion): refused, so an answer is never filed on the wrong item."""
+
+
+STALE_ANSWER = (
+    "this answer was NOT saved: the item on screen is no longer in {annotator}'s queue as it was shown"
+    " (the session was planned again while the app was open); open the queue again to go on"
+)
+
+
 def utc_now() -> str:
     """The current UTC time, ISO-8601 with milliseconds."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
@@ -109,11 +120,11 @@ class Store:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
         db = sqlite_utils.Database(conn)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        db.execute("PRAGMA foreign_keys = ON")
         if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             _retry_locked(lambda: db.execute("PRAGMA journal_mode = wal"))
         db.execute("PRAGMA synchronous = FULL")
-        migrate(db)
+        migrate(db)  # foreign keys off: a migration may rebuild a table others refer to
+        db.execute("PRAGMA foreign_keys = ON")
         return cls(db, path)
 
     def close(self) -> None:
@@ -368,15 +379,23 @@ class Store:
 
     # -- judgments and events --------------------------------------------------------------
 
-    def submit(self, judgment: Judgment, events: Iterable[Event] = ()) -> Judgment:
+    def submit(
+        self, judgment: Judgment, events: Iterable[Event] = (), *, shown: Assignment | None = None,
+        sitting_id: int | None = None,
+    ) -> Judgment:
         """Record a judgment and the events that led to it in one transaction.
 
         A judgment for an assignment that already has one supersedes it: both rows are kept and
-        the old one points to the new one through `superseded_by`.
+        the old one points to the new one through `superseded_by`. `shown` is the assignment as
+        the screen had it: when the stored one is gone or differs (item, annotator, position,
+        sides, condition, purpose, suggestion), nothing is written and StaleAssignment is raised.
+        The judgment row records the item it was made on and the sitting (`sittings`) it came from.
         """
         uid = judgment.uid or new_uid()
         row = _judgment_row(judgment, uid)
+        row["sitting_id"] = sitting_id
         with self.transaction() as db:
+            row["item_id"] = self._check_assignment(judgment.assignment_id, shown).item_id
             cursor = db.execute(
                 f"INSERT INTO judgments ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
                 list(row.values()),
@@ -390,10 +409,25 @@ class Store:
             self._insert_events(db, events, judgment_id=new_id)
         return replace(judgment, id=new_id, uid=uid)
 
-    def log_events(self, events: Iterable[Event]) -> None:
-        """Record events that belong to no submit (quit, help, navigation)."""
+    def log_events(self, events: Iterable[Event], *, shown: Assignment | None = None) -> None:
+        """Record events that belong to no submit (quit, help, navigation). With `shown` (the
+        assignment on screen they are about), refused with StaleAssignment as `submit` is."""
         with self.transaction() as db:
+            if shown is not None:
+                self._check_assignment(shown.id, shown)
             self._insert_events(db, events, judgment_id=None)
+
+    def _check_assignment(self, assignment_id: int, shown: Assignment | None) -> Assignment:
+        """The stored assignment, which must exist and, given `shown`, equal it in every field
+        that decides what the answer means (call inside the write transaction)."""
+        row = self.db.execute(self._ASSIGNMENT_SQL + " WHERE a.id = ?", [assignment_id]).fetchone()
+        annotator = shown.annotator if shown is not None else "the annotator"
+        if row is None:
+            raise StaleAssignment(STALE_ANSWER.format(annotator=annotator))
+        stored = self._assignment(row)
+        if shown is not None and _meaning(stored) != _meaning(shown):
+            raise StaleAssignment(STALE_ANSWER.format(annotator=annotator))
+        return stored
 
     def _insert_events(
         self, db: sqlite_utils.Database, events: Iterable[Event], judgment_id: int | None
@@ -629,6 +663,11 @@ class Store:
         cursor = self.db.execute(sql, list(params))
         columns = [d[0] for d in cursor.description]
         return pd.DataFrame(cursor.fetchall(), columns=columns)
+
+
+def _meaning(a: Assignment) -> tuple[Any, ...]:
+    """What an answer to an assignment is about; any change means it is another assignment."""
+    return (a.id, a.annotator, a.item_id, a.position, bool(a.swapped), a.condition, a.purpose, a.suggestion_id)
 
 
 def _judgment_row(judgment: Judgment, uid: str) -> dict[str, Any]:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from textual import on, work
@@ -25,7 +26,8 @@ from annotate.guidelines import Guideline, GuidelineError, load_guideline
 from annotate.model import Assignment, Event, Judgment
 from annotate.plan import PLAN_META_KEY, ensure_queue
 from annotate.spec import SessionSpec
-from annotate.store import Store
+from annotate.store import StaleAssignment, Store
+from annotate.store.sittings import HEARTBEAT_S, Sitting, heartbeat
 from annotate.tui.queue import Prefetcher, Queue, StoreRunner
 from annotate.tui.render import Doc, DocLines, LineCache
 from annotate.tui.screens.item import ItemScreen
@@ -38,6 +40,10 @@ FULL_GC_IDLE_NS = 2_000_000_000
 """A full garbage collection runs only after this long without a key..."""
 FULL_GC_EVERY_NS = 60_000_000_000
 """...and at most this often."""
+DESIGN_CHECK_S = 5.0
+"""How often the app looks whether the lead planned the session again (the queue then reloads)."""
+DESIGN_KEYS = ("plan_hash", "experiment_hash")
+"""Meta keys whose change means the queue may have changed under the open app."""
 
 
 class AnnotateApp(App[None]):
@@ -55,11 +61,30 @@ class AnnotateApp(App[None]):
         """Queue position of the judgment, or -1 for events."""
         error: str = ""
         """Empty when the write landed."""
+        stale: bool = False
+        """The write was refused because its assignment is gone or changed (a new plan)."""
+
+    @dataclass
+    class QueueLoaded(Message):
+        """The queue was read again (sent from the store thread)."""
+
+        future: Future
+        """Holds the new Queue, or the exception that stopped reading it."""
+        lost_position: int | None
+        """Queue position of an answer refused as stale, if that is why the queue was read."""
+
+    @dataclass
+    class DesignRead(Message):
+        """The plan and experiment hashes, read on the store thread."""
+
+        hashes: tuple[str | None, ...]
 
     def __init__(
         self, spec: SessionSpec, store: Store, annotator: str, queue: Queue, guideline: Guideline | None,
         *, guideline_error: str = "", clock: Callable[[], int] = time.monotonic_ns,
         sitting_clock: Callable[[], float] = time.monotonic, open_guideline: bool | None = None,
+        load_queue: Callable[[], Queue] | None = None, sitting: Sitting | None = None,
+        design_hashes: tuple[str | None, ...] | None = None,
     ) -> None:
         super().__init__()
         self.spec = spec
@@ -94,6 +119,15 @@ class AnnotateApp(App[None]):
         self._gc_due = False
         self._gc_was_enabled = gc.isenabled()
         self._last_full_gc = clock()
+        self.load_queue = load_queue
+        """Reads the queue again from the store (on the store thread) when the plan changed."""
+        self.sitting = sitting
+        """The sitting this app holds (`annotate start`), kept alive by heartbeats; None in tests."""
+        self.design_hashes = design_hashes
+        """The plan and experiment hashes the queue was read under; None: not watched."""
+        self._reloading = False
+        self.stale_answers = 0
+        """Answers refused because their item had left the queue (a new plan); never saved."""
 
     # -- start -------------------------------------------------------------------------------
 
@@ -105,6 +139,10 @@ class AnnotateApp(App[None]):
         gc.freeze()
         gc.disable()
         self.set_interval(0.1, self._collect_when_idle)
+        if self.design_hashes is not None and self.load_queue is not None:
+            self.set_interval(DESIGN_CHECK_S, self._check_design)
+        if self.sitting is not None:
+            self.set_interval(HEARTBEAT_S, self._beat)
         if not self.queue.assignments:
             self.exit(message="No items to judge in this session yet: import some first.")
             return
@@ -162,15 +200,22 @@ class AnnotateApp(App[None]):
 
     # -- writing -----------------------------------------------------------------------------
 
-    def write_judgment(self, judgment: Judgment, events: Sequence[Event], position: int) -> None:
-        """Queue a submit (judgment + its events in one transaction) and count it as answered."""
-        self.queue.answers[judgment.assignment_id] = judgment
-        future = self.runner.call(self.store.submit, judgment, list(events))
-        self._track(future, position, judgment)
+    def write_judgment(self, judgment: Judgment, events: Sequence[Event], assignment: Assignment) -> None:
+        """Queue a submit (judgment + its events in one transaction) and count it as answered.
 
-    def write_events(self, events: Sequence[Event]) -> None:
-        """Queue events that belong to no submit."""
-        self._track(self.runner.call(self.store.log_events, list(events)), -1, None)
+        The store files it only on `assignment` exactly as it was shown; if a new plan removed or
+        changed it meanwhile, the write is refused and the queue is read again (`_saved`).
+        """
+        self.queue.answers[judgment.assignment_id] = judgment
+        sitting_id = self.sitting.id if self.sitting is not None else None
+        future = self.runner.call(
+            partial(self.store.submit, judgment, list(events), shown=assignment, sitting_id=sitting_id)
+        )
+        self._track(future, assignment.position, judgment)
+
+    def write_events(self, events: Sequence[Event], assignment: Assignment | None = None) -> None:
+        """Queue events that belong to no submit (about `assignment`, when they are)."""
+        self._track(self.runner.call(partial(self.store.log_events, list(events), shown=assignment)), -1, None)
 
     def _track(self, future: Future, position: int, judgment: Judgment | None) -> None:
         self._writes_in_flight += 1
@@ -182,14 +227,22 @@ class AnnotateApp(App[None]):
             lost = error is not None and judgment is not None
             if lost and self.queue.answers.get(judgment.assignment_id) is judgment:
                 del self.queue.answers[judgment.assignment_id]
-            self.post_message(self.Saved(position, "" if error is None else str(error)))
+            stale = isinstance(error, StaleAssignment)
+            self.post_message(self.Saved(position, "" if error is None else str(error), stale=stale))
 
         future.add_done_callback(done)
 
     @on(Saved)
     def _saved(self, message: Saved) -> None:
         self._writes_in_flight -= 1
-        if message.error:
+        if message.stale:
+            if message.position >= 0:
+                self.stale_answers += 1
+            self.reload_queue(message.position if message.position >= 0 else None)
+            if self._writes_in_flight == 0 and not self.write_errors:
+                self.save_status = ""
+            self._refresh_progress()
+        elif message.error:
             what = f"item {message.position + 1}" if message.position >= 0 else "the event log"
             self.write_errors.append(message.error)
             self.save_status = f"NOT SAVED: {what}"
@@ -197,6 +250,58 @@ class AnnotateApp(App[None]):
         elif self._writes_in_flight == 0 and not self.write_errors:
             self.save_status = "Saved"
         self._refresh_progress()
+
+    # -- the queue changing under the app (a new plan) ---------------------------------------
+
+    def _check_design(self) -> None:
+        if self._reloading or self._quitting:
+            return
+        future = self.runner.call(lambda: tuple(self.store.get_meta(k) for k in DESIGN_KEYS))
+
+        def done(f: Future) -> None:
+            if f.exception() is None:
+                self.post_message(self.DesignRead(f.result()))
+
+        future.add_done_callback(done)
+
+    @on(DesignRead)
+    def _design_read(self, message: DesignRead) -> None:
+        if message.hashes != self.design_hashes:
+            self.reload_queue(None)
+
+    def reload_queue(self, lost_position: int | None) -> None:
+        """Read the queue again on the store thread; the screen then goes on in the new one."""
+        if self.load_queue is None:
+            return
+        self._reloading = True
+        load = self.load_queue
+
+        def read() -> tuple[Queue, tuple[str | None, ...]]:
+            hashes = tuple(self.store.get_meta(k) for k in DESIGN_KEYS)
+            return load(), hashes
+
+        future = self.runner.call(read)
+        future.add_done_callback(lambda f: self.post_message(self.QueueLoaded(f, lost_position)))
+
+    @on(QueueLoaded)
+    def _queue_loaded(self, message: QueueLoaded) -> None:
+        self._reloading = False
+        error = message.future.exception()
+        if error is not None:
+            self.notify(f"Could not read your queue again: {error}", severity="error", timeout=30)
+            return
+        queue, hashes = message.future.result()
+        self.design_hashes = hashes
+        self.queue = queue
+        from annotate.tui.screens.item import ItemScreen
+
+        screen = next((s for s in reversed(self.screen_stack) if isinstance(s, ItemScreen)), None)
+        if screen is not None:
+            screen.queue_replaced(message.lost_position)
+
+    def _beat(self) -> None:
+        if self.sitting is not None and not self._quitting:
+            self.runner.call(heartbeat, self.store, self.sitting).add_done_callback(lambda f: f.exception())
 
     def _refresh_progress(self) -> None:
         screen = self.screen
@@ -269,19 +374,27 @@ class AnnotateApp(App[None]):
 def make_app(
     spec: SessionSpec, store: Store, annotator: str, *, guideline: Guideline | None = None,
     clock: Callable[[], int] = time.monotonic_ns, sitting_clock: Callable[[], float] = time.monotonic,
-    open_guideline: bool | None = None,
+    open_guideline: bool | None = None, sitting: Sitting | None = None,
 ) -> AnnotateApp:
     """The app for `annotator` on the session `spec` stored in `store` (already open).
 
     Creates the annotator's default queue when they have none. `guideline` defaults to the
     session's (loaded from the project's `guidelines/` or the shipped ones). `open_guideline`
-    defaults to True on an annotator's first item, when they have no judgment yet.
+    defaults to True on an annotator's first item, when they have no judgment yet. The app
+    watches the plan: when the lead plans the session again while it is open, it reads the queue
+    again and goes on in the new one.
     """
-    queue = answered_queue(store, annotator, ensure_queue(store, spec, annotator))
+
+    def load() -> Queue:
+        return answered_queue(store, annotator, ensure_queue(store, spec, annotator))
+
+    hashes = tuple(store.get_meta(k) for k in DESIGN_KEYS)
+    queue = load()
     guideline, error = session_guideline(spec, guideline)
     return AnnotateApp(
         spec, store, annotator, queue, guideline, guideline_error=error,
         clock=clock, sitting_clock=sitting_clock, open_guideline=open_guideline,
+        load_queue=load, sitting=sitting, design_hashes=hashes,
     )
 
 
@@ -301,25 +414,53 @@ def session_guideline(spec: SessionSpec, guideline: Guideline | None) -> tuple[G
         return None, str(exc)
 
 
-def run_app(spec: SessionSpec, annotator: str, db: Path | None = None) -> SittingSummary:
+def run_app(
+    spec: SessionSpec, annotator: str, db: Path | None = None, *, display: str = "terminal",
+) -> SittingSummary:
     """Open the session's store, run the app until the annotator quits, close the store; return
     what the queue holds then (the CLI prints it).
 
     The guideline is loaded first: a missing or broken one (no front matter, say) is a GuidelineError
     naming the file and line before the session file is opened, so nothing is written and no
-    judgment is made without the guideline version it should carry.
+    judgment is made without the guideline version it should carry. The annotator's sitting is
+    taken before the app starts (SittingBusy when they have the session open elsewhere) and ended
+    when it stops. SIGTERM and SIGHUP (an ssh connection dropped) stop the app only after every
+    answer already submitted has been written (`annotate.tui.signals`).
     """
+    from annotate.store.sittings import close_sitting, open_sitting
+    from annotate.tui.signals import stop_on_signals
+
     guideline = load_guideline(spec.guideline, spec.project_dir)
     with Store.open(db or spec.db, create=True) as store:
-        app = make_app(spec, store, annotator, guideline=guideline)
-        if not app.queue.assignments:
-            planned = bool(store.get_meta(PLAN_META_KEY))
-            raise ValueError(
-                f"{annotator!r} has no items in session {spec.name!r}: "
-                + ("the plan does not name them (see `annotate plan`)" if planned
-                   else "the session has no items yet (see `annotate import`)")
-            )
-        app.run()
-        if app.return_code not in (None, 0):
-            raise SystemExit(app.return_code)
-        return SittingSummary.of(app.queue, unsaved=len(app.write_errors))
+        sitting = open_sitting(store, annotator, display, terminal=_terminal_name())
+        reason = "quit"
+        try:
+            app = make_app(spec, store, annotator, guideline=guideline, sitting=sitting)
+            if not app.queue.assignments:
+                planned = bool(store.get_meta(PLAN_META_KEY))
+                raise ValueError(
+                    f"{annotator!r} has no items in session {spec.name!r}: "
+                    + ("the plan does not name them (see `annotate plan`)" if planned
+                       else "the session has no items yet (see `annotate import`)")
+                )
+            with stop_on_signals(app) as stopped:
+                app.run()
+            if stopped.signal is not None:
+                reason = stopped.reason
+            if app.return_code not in (None, 0) and stopped.signal is None:
+                raise SystemExit(app.return_code)
+            return SittingSummary.of(app.queue, unsaved=len(app.write_errors), stale=app.stale_answers,
+                                     stopped_by=stopped.reason if stopped.signal is not None else "")
+        finally:
+            close_sitting(store, sitting, reason)
+
+
+def _terminal_name() -> str | None:
+    """The controlling terminal's device (/dev/pts/3), to name a sitting by; None without one."""
+    import os
+    import sys
+
+    try:
+        return os.ttyname(sys.stdin.fileno())
+    except (OSError, ValueError, AttributeError):
+        return None

@@ -23,11 +23,16 @@ class SittingSummary:
     """Assignments whose current judgment is a skip."""
     unsaved: int = 0
     """Writes that failed in this sitting (the app said NOT SAVED); 0 when everything landed."""
+    stale: int = 0
+    """Answers refused because the lead planned the session again and their item had left the queue."""
+    stopped_by: str = ""
+    """`terminated` when a signal stopped the app (after every queued write landed)."""
 
     @classmethod
-    def of(cls, queue: Queue, unsaved: int = 0) -> SittingSummary:
+    def of(cls, queue: Queue, unsaved: int = 0, stale: int = 0, stopped_by: str = "") -> SittingSummary:
         skipped = queue.skipped
-        return cls(total=len(queue), answered=queue.done - skipped, skipped=skipped, unsaved=unsaved)
+        return cls(total=len(queue), answered=queue.done - skipped, skipped=skipped, unsaved=unsaved,
+                   stale=stale, stopped_by=stopped_by)
 
     def line(self, resume: str) -> str:
         """One line for the terminal, ending with the command that resumes (`resume`).
@@ -44,4 +49,7 @@ class SittingSummary:
             counts += f", {self.skipped} skipped" if self.skipped else ""
             verb = "resume with"
         saved = "all saved" if not self.unsaved else f"{self.unsaved} write(s) NOT saved"
-        return f"{counts}, {saved}; {verb}: {resume}"
+        if self.stale:
+            saved += f" ({self.stale} answer(s) refused: their item had left your queue after a new plan)"
+        stopped = f"stopped ({self.stopped_by}) after the last write landed; " if self.stopped_by else ""
+        return f"{stopped}{counts}, {saved}; {verb}: {resume}"

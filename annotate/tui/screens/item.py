@@ -363,7 +363,7 @@ class ItemScreen(Screen[None]):
     def flush_events(self) -> None:
         """Write the buffered events that belong to no submit."""
         if self.events:
-            self.annotate_app.write_events(self.events)
+            self.annotate_app.write_events(self.events, self.assignment)
             self.events = []
 
     def _update_visibility(self) -> None:
@@ -536,7 +536,7 @@ class ItemScreen(Screen[None]):
                 skip_reason=skip_reason,
             )
             judgment = self.suggestion.complete(judgment, now)
-            app.write_judgment(judgment, self.events, assignment.position)
+            app.write_judgment(judgment, self.events, assignment)
             self.events = []
         revising = prior is not None
         queue = app.queue
@@ -697,6 +697,36 @@ class ItemScreen(Screen[None]):
         if now - self._last_wheel_event.get("any", 0) > 1_000_000_000:
             self._last_wheel_event["any"] = now
             self.record("mouse.scroll")
+
+    # -- the queue read again (a new plan) ---------------------------------------------------
+
+    def queue_replaced(self, lost_position: int | None) -> None:
+        """The app read the queue again. Stay on the item on screen when it is still in the queue
+        as shown; else go to the first item without an answer. Say what happened: a dialog when an
+        answer was refused or the item on screen left the queue, a notice otherwise."""
+        from annotate.tui.screens.queue_changed import QueueChangedDialog
+
+        queue = self.annotate_app.queue
+        here = next((i for i, a in enumerate(queue.assignments) if a == self.assignment), None)
+        if here is not None and lost_position is None:
+            self.index = here
+            self.refresh_progress()
+            self.show_notice(f"the lead updated the plan: your queue now has {len(queue)} items")
+            return
+        self.record("queue.replaced", by_annotator=False, lost_position=lost_position, kept_item=here is not None)
+        self.events = []  # about an assignment that is gone: nothing to file them on
+        if here is None:
+            target = queue.first_unfinished(0)
+            if target is None and len(queue):
+                target = len(queue) - 1
+            if target is not None:
+                self.show_index(target)
+        else:
+            self.index = here
+            self.refresh_progress()
+        self.app.push_screen(QueueChangedDialog(
+            len(queue), lost_position, on_screen_left=here is None, position=self.index + 1 if len(queue) else 0,
+        ))
 
     # -- progress ----------------------------------------------------------------------------
 
