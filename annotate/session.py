@@ -8,7 +8,10 @@ choice and is taken as given; its folder is then the project).
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from annotate.spec import SESSION_NAME, TASK_KINDS, SessionSpec, load_spec, render_spec
 from annotate.store import Store
@@ -47,9 +50,70 @@ def load_session(ref: str | Path, cwd: Path | None = None) -> SessionSpec:
     return load_spec(resolve_spec_path(ref, cwd))
 
 
+IDENTITY_META_KEY = "session"
+"""Meta key holding which session the file belongs to: JSON with name, kind and label schema."""
+
+
 def open_store(spec: SessionSpec) -> Store:
-    """Open the session's SQLite file, creating it when the spec is new."""
-    return Store.open(spec.db, create=True)
+    """Open the session's SQLite file, creating it when the spec is new, and check that it is
+    this session's (`check_identity`)."""
+    store = Store.open(spec.db, create=True)
+    try:
+        check_identity(spec, store)
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def session_identity(spec: SessionSpec) -> dict[str, Any]:
+    """What makes a file this session's: the name, the kind and the shape of an answer."""
+    return {"name": spec.name, "kind": spec.kind, "schema": asdict(spec.schema)}
+
+
+def check_identity(spec: SessionSpec, store: Store) -> None:
+    """Refuse a file that belongs to another session: a spec copied from another one (or edited)
+    that still points at that session's file would otherwise mix two kinds of answer in one file
+    (a grade screen grading pairwise items). A file that records no session yet (new, or written by
+    an older annotate) is claimed for this one. The label schema may change until the first answer
+    or vote is stored; after that a changed one is refused too."""
+    mine = session_identity(spec)
+    raw = store.get_meta(IDENTITY_META_KEY)
+    if raw is None:
+        store.set_meta(IDENTITY_META_KEY, _canonical(mine))
+        return
+    stored = json.loads(raw)
+    if (stored.get("name"), stored.get("kind")) != (mine["name"], mine["kind"]):
+        raise SessionError(
+            f"{spec.path}: this spec is session {mine['name']!r} ({mine['kind']}), but its file {spec.db.name}"
+            f" belongs to session {stored.get('name')!r} ({stored.get('kind')}); a spec copied from another"
+            f" session still points at that session's file: give this one its own, e.g. db = \"{spec.name}.db\""
+        )
+    if stored.get("schema") != mine["schema"]:
+        if store.has_answers():
+            raise SessionError(
+                f"{spec.path}: [labels] no longer matches the answers already in {spec.db.name} (they were given"
+                f" on {_schema_text(stored.get('schema'))}; the spec now says {_schema_text(mine['schema'])});"
+                " put [labels] back as it was, or start a new session for the new labels"
+            )
+        store.set_meta(IDENTITY_META_KEY, _canonical(mine))
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _schema_text(schema: Any) -> str:
+    """A label schema in a few words, for an error message."""
+    if not isinstance(schema, dict):
+        return "an unknown schema"
+    if schema.get("kind") == "single":
+        low, high = schema.get("scale", ("?", "?"))
+        return f"grades {low}-{high}"
+    if schema.get("kind") == "rubric":
+        names = ", ".join(f"{c.get('name')} {c.get('low')}-{c.get('high')}" for c in schema.get("criteria", ()))
+        return f"criteria {names}"
+    return f"{schema.get('kind')} labels"
 
 
 def create_session(
@@ -75,7 +139,7 @@ def create_session(
             path.resolve(), spec.name, spec.kind, spec.guideline, spec.seed,
             spec.db, spec.schema, spec.plan, spec.experiment,
         )
-        Store.open(spec.db, create=True).close()
+        open_store(spec).close()
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

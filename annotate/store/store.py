@@ -234,6 +234,13 @@ class Store:
     def count_items(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM items").fetchone()[0])
 
+    def has_answers(self) -> bool:
+        """Whether any judgment, imported vote or suggestion is stored (answers in the label schema)."""
+        return any(
+            self.db.execute(f"SELECT EXISTS (SELECT 1 FROM {table})").fetchone()[0]
+            for table in ("judgments", "external_labels", "suggestions")
+        )
+
     # -- annotators ------------------------------------------------------------------------
 
     def ensure_annotator(self, name: str, cohort: str = "expert") -> Annotator:

@@ -422,37 +422,57 @@ def run_app(
 
     The guideline is loaded first: a missing or broken one (no front matter, say) is a GuidelineError
     naming the file and line before the session file is opened, so nothing is written and no
-    judgment is made without the guideline version it should carry. The annotator's sitting is
-    taken before the app starts (SittingBusy when they have the session open elsewhere) and ended
-    when it stops. SIGTERM and SIGHUP (an ssh connection dropped) stop the app only after every
-    answer already submitted has been written (`annotate.tui.signals`).
+    judgment is made without the guideline version it should carry. The file must be this
+    session's (`annotate.session.check_identity`).
+    """
+    from annotate.session import check_identity
+
+    guideline = load_guideline(spec.guideline, spec.project_dir)
+    with Store.open(db or spec.db, create=True) as store:
+        check_identity(spec, store)
+
+        def empty() -> str:
+            planned = bool(store.get_meta(PLAN_META_KEY))
+            return f"{annotator!r} has no items in session {spec.name!r}: " + (
+                "the plan does not name them (see `annotate plan`)" if planned
+                else "the session has no items yet (see `annotate import`)"
+            )
+
+        return run_in_sitting(
+            store, annotator, lambda sitting: make_app(spec, store, annotator, guideline=guideline, sitting=sitting),
+            empty, display=display,
+        )
+
+
+def run_in_sitting(
+    store: Store, annotator: str, build: Callable[[Sitting], AnnotateApp], empty: Callable[[], str],
+    *, display: str = "terminal",
+) -> SittingSummary:
+    """Run an app built by `build` in a sitting of `annotator` until it stops; the summary after.
+
+    The sitting is taken first (SittingBusy, naming the other one, when the annotator has the
+    session open elsewhere) and ended when the app stops. An app with an empty queue does not run
+    (ValueError with `empty()`). SIGTERM and SIGHUP (an ssh connection dropped) stop the app only
+    after every answer already submitted has been written (`annotate.tui.signals`).
     """
     from annotate.store.sittings import close_sitting, open_sitting
     from annotate.tui.signals import stop_on_signals
 
-    guideline = load_guideline(spec.guideline, spec.project_dir)
-    with Store.open(db or spec.db, create=True) as store:
-        sitting = open_sitting(store, annotator, display, terminal=_terminal_name())
-        reason = "quit"
-        try:
-            app = make_app(spec, store, annotator, guideline=guideline, sitting=sitting)
-            if not app.queue.assignments:
-                planned = bool(store.get_meta(PLAN_META_KEY))
-                raise ValueError(
-                    f"{annotator!r} has no items in session {spec.name!r}: "
-                    + ("the plan does not name them (see `annotate plan`)" if planned
-                       else "the session has no items yet (see `annotate import`)")
-                )
-            with stop_on_signals(app) as stopped:
-                app.run()
-            if stopped.signal is not None:
-                reason = stopped.reason
-            if app.return_code not in (None, 0) and stopped.signal is None:
-                raise SystemExit(app.return_code)
-            return SittingSummary.of(app.queue, unsaved=len(app.write_errors), stale=app.stale_answers,
-                                     stopped_by=stopped.reason if stopped.signal is not None else "")
-        finally:
-            close_sitting(store, sitting, reason)
+    sitting = open_sitting(store, annotator, display, terminal=_terminal_name())
+    reason = "quit"
+    try:
+        app = build(sitting)
+        if not app.queue.assignments:
+            raise ValueError(empty())
+        with stop_on_signals(app) as stopped:
+            app.run()
+        reason = stopped.reason or reason
+        if app.return_code not in (None, 0) and stopped.signal is None:
+            raise SystemExit(app.return_code)
+        return SittingSummary.of(app.queue, unsaved=len(app.write_errors), stale=app.stale_answers,
+                                 stopped_by=stopped.reason)
+    finally:
+        close_sitting(store, sitting, reason)
 
 
 def _terminal_name() -> str | None:

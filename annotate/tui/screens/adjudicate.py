@@ -30,8 +30,9 @@ from annotate.model import Assignment, Item
 from annotate.safe_text import sanitize
 from annotate.spec import SessionSpec
 from annotate.store import Store
+from annotate.store.sittings import Sitting
 from annotate.tui import app as app_module
-from annotate.tui.app import AnnotateApp, answered_queue, session_guideline
+from annotate.tui.app import AnnotateApp, answered_queue, run_in_sitting, session_guideline
 from annotate.tui.screens.annotate import PairwiseScreen
 from annotate.tui.screens.grade import GradeScreen
 from annotate.tui.summary import SittingSummary
@@ -131,7 +132,7 @@ class AdjudicationApp(AnnotateApp):
 def make_adjudication_app(
     spec: SessionSpec, store: Store, adjudicator: str, *, guideline: Guideline | None = None,
     clock: Callable[[], int] = time.monotonic_ns, sitting_clock: Callable[[], float] = time.monotonic,
-    open_guideline: bool = False,
+    open_guideline: bool = False, sitting: Sitting | None = None,
 ) -> AdjudicationApp:
     """The adjudication app for `adjudicator` on the session in `store` (already open).
 
@@ -143,23 +144,22 @@ def make_adjudication_app(
     guideline, error = session_guideline(spec, guideline)
     return AdjudicationApp(
         spec, store, adjudicator, answered_queue(store, adjudicator, assignments), guideline, guideline_error=error,
-        clock=clock, sitting_clock=sitting_clock, open_guideline=open_guideline, votes=votes,
+        clock=clock, sitting_clock=sitting_clock, open_guideline=open_guideline, votes=votes, sitting=sitting,
     )
 
 
 def run_adjudication(spec: SessionSpec, adjudicator: str) -> SittingSummary:
     """Open the session, run the adjudication app until the adjudicator quits, close it; return what
     the queue holds then. A missing or broken guideline is an error before the session file is
-    opened (as in `run_app`)."""
+    opened, and the adjudicator works in a sitting, as in `run_app`."""
+    from annotate.session import check_identity
+
     guideline = load_guideline(spec.guideline, spec.project_dir)
     with Store.open(spec.db) as store:
-        app = make_adjudication_app(spec, store, adjudicator, guideline=guideline)
-        if not app.queue.assignments:
-            raise ValueError(
-                f"nothing to adjudicate for {adjudicator!r} in session {spec.name!r}: no item has annotators"
-                f" who disagree (or {adjudicator!r} judged every such item themselves)"
-            )
-        app.run()
-        if app.return_code not in (None, 0):
-            raise SystemExit(app.return_code)
-        return SittingSummary.of(app.queue, unsaved=len(app.write_errors))
+        check_identity(spec, store)
+        return run_in_sitting(
+            store, adjudicator,
+            lambda sitting: make_adjudication_app(spec, store, adjudicator, guideline=guideline, sitting=sitting),
+            lambda: (f"nothing to adjudicate for {adjudicator!r} in session {spec.name!r}: no item has annotators"
+                     f" who disagree (or {adjudicator!r} judged every such item themselves)"),
+        )
