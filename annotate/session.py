@@ -68,7 +68,7 @@ def open_store(spec: SessionSpec) -> Store:
 
 def session_identity(spec: SessionSpec) -> dict[str, Any]:
     """What makes a file this session's: the name, the kind and the shape of an answer."""
-    return {"name": spec.name, "kind": spec.kind, "schema": asdict(spec.schema)}
+    return json.loads(_canonical({"name": spec.name, "kind": spec.kind, "schema": asdict(spec.schema)}))
 
 
 def check_identity(spec: SessionSpec, store: Store) -> None:

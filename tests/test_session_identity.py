@@ -108,3 +108,15 @@ def test_a_file_from_before_identity_is_claimed_by_the_first_spec(evals: Path) -
 
         with pytest.raises(SessionError, match="belongs to session 'evals'"):
             check_identity(replace(spec, name="other"), store)
+
+
+def test_an_unchanged_spec_opens_a_file_with_answers(evals: Path) -> None:
+    """The stored identity is JSON (lists), the spec's has tuples: the same schema either way."""
+    spec = load_session("evals")
+    with open_store(spec) as store:
+        from annotate.model import ExternalLabel
+
+        store.add_external_labels([ExternalLabel("f", "r1", "expert", "q0", "A")])
+    for _ in range(2):
+        result = CliRunner().invoke(main, ["status", "evals"])
+        assert result.exit_code == 0, result.output
