@@ -12,15 +12,13 @@ position, never the item id.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
-from textual.events import MouseScrollDown, MouseScrollUp, Resize
+from textual.events import Resize
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input
@@ -30,6 +28,8 @@ from annotate.store.store import utc_now
 from annotate.timing import ItemClock
 from annotate.tui.content import prompt_doc
 from annotate.tui.render import Doc
+from annotate.tui.screens.item_ahead import ReadAhead
+from annotate.tui.screens.item_scroll import PaneScrolling
 from annotate.tui.widgets.doc_view import DocView
 from annotate.tui.widgets.guideline_panel import GuidelinePanel
 from annotate.tui.widgets.key_bar import KeyBar
@@ -56,9 +56,6 @@ GUIDELINE_CLOSED_NOTICE = "guideline closed: read both responses, then answer"
 
 CONFIDENCE_KEYS = "12345"
 
-PREFETCH_DELAY_S = 0.03
-"""Rendering (the rest of this item, then read-ahead) starts this long after an item is painted."""
-
 
 def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
     """Bindings for keys 0-9 to `digit(n)`; `described` maps a key to (description, id)."""
@@ -70,7 +67,7 @@ def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
     return bindings
 
 
-class ItemScreen(Screen[None]):
+class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
     """Shows one assignment at a time and records what the annotator does with it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -283,69 +280,6 @@ class ItemScreen(Screen[None]):
         self._read_ahead(index)
         self.call_after_refresh(self._painted)
 
-    def _read(self, assignment: Assignment) -> None:
-        """Start reading an assignment's item and suggestion label on the store thread (the label
-        first: it is then there when the item is)."""
-        prefetcher = self.annotate_app.prefetcher
-        if assignment.suggestion_id is not None:
-            prefetcher.label(assignment.suggestion_id)
-        prefetcher.item(assignment.item_id)
-
-    def _neighbours(self, index: int) -> list[int]:
-        """Queue indexes likely shown after `index`: next, the one after, previous, next unfinished."""
-        queue = self.annotate_app.queue
-        wanted = [index + 1, index + 2, index - 1]
-        nxt = queue.first_unfinished(index + 1)
-        if nxt is not None:
-            wanted.append(nxt)
-        return [i for i in dict.fromkeys(wanted) if 0 <= i < len(queue) and i != index]
-
-    def _read_ahead(self, index: int) -> None:
-        """Read the neighbours of `index` now (SQLite on the store thread holds no GIL to speak
-        of), so that the next item is there when the key comes, even at once."""
-        for i in self._neighbours(index):
-            self._read(self.annotate_app.queue.assignments[i])
-
-    def _painted(self) -> None:
-        now = self.annotate_app.clock()
-        if self.clock is not None:
-            self.clock.painted(now, utc_now())
-        self._update_visibility()
-        self.annotate_app.item_painted(now)
-        # Render only once this item is on screen: rendering in another thread holds the GIL for a
-        # while and would slow this paint down. The render thread finishes this item's documents
-        # first, then renders the neighbours'.
-        self.set_timer(PREFETCH_DELAY_S, partial(self._render_later, self.index, self._render_hold))
-
-    def _render_later(self, index: int, hold: int) -> None:
-        if hold != self._render_hold:
-            return  # another item was shown since (and holds the render thread until it is painted)
-        self.annotate_app.prefetcher.release(hold)
-        self.prefetch_around(index)
-
-    def prefetch_around(self, index: int) -> None:
-        """Read and render the neighbours of `index` in the background."""
-        app = self.annotate_app
-        widths = self._widths()
-        for i in self._neighbours(index):
-            assignment = app.queue.assignments[i]
-            self._read(assignment)
-            app.prefetcher.prefetch(
-                assignment.item_id,
-                lambda item, a=assignment, w=widths: self._docs_at(item, a, w),
-            )
-
-    def _widths(self) -> dict[str, int]:
-        views = [self.query_one("#prompt", DocView), *self.response_panes()]
-        return {view.id or "": view.render_width for view in views}
-
-    def _docs_at(self, item: Item, assignment: Assignment, widths: dict[str, int]) -> Iterable[tuple[Doc, int]]:
-        """Documents to render ahead, at the widths their panes had; runs off the UI thread."""
-        for pane_id, doc in [("prompt", prompt_doc(item)), *self.docs_for(item, assignment)]:
-            width = widths.get(pane_id, 0)
-            if width > 0:
-                yield doc, width
-
     # -- events and the clock ----------------------------------------------------------------
 
     def record(self, kind: str, *, by_annotator: bool = True, **payload: Any) -> None:
@@ -365,26 +299,6 @@ class ItemScreen(Screen[None]):
         if self.events:
             self.annotate_app.write_events(self.events, self.assignment)
             self.events = []
-
-    def _update_visibility(self) -> None:
-        if self.clock is None:
-            return
-        now = self.annotate_app.clock()
-        guideline = self.query_one(GuidelinePanel)
-        for pane in self.response_panes():
-            if pane.slot is None:
-                continue
-            visible = pane.display and pane.region.area > 0
-            if self.maximized is not None and self.maximized is not pane:
-                visible = False
-            if visible and guideline.display:
-                overlap = pane.region.intersection(guideline.region).area
-                visible = overlap < pane.region.area / 2
-            self.clock.pane_visible(pane.slot, visible, now)
-            if visible and pane.complete:
-                self.clock.scrolled(pane.slot, pane.depth if pane.max_scroll_y > 0 else 1.0)
-            elif visible and pane.deepest == 0:  # at the top of a document not yet all rendered
-                self.clock.scrolled(pane.slot, 0.0)
 
     # -- actions -----------------------------------------------------------------------------
 
@@ -606,97 +520,6 @@ class ItemScreen(Screen[None]):
         self.active = len(self.scroll_targets()) - 1 if panel.display else 1
         self._mark_active()
         self.call_after_refresh(self._update_visibility)
-
-    def action_zoom(self) -> None:
-        targets = self.scroll_targets()
-        view = targets[min(self.active, len(targets) - 1)]
-        if self.maximized is not None:
-            self.minimize()
-            self.record("pane.zoom", zoomed=False)
-        elif isinstance(view, ResponsePane):
-            self.maximize(view, container=False)
-            self.record("pane.zoom", zoomed=True, pane=self._pane_name(view))
-        self.call_after_refresh(self._update_visibility)
-
-    def action_switch_pane(self, step: int) -> None:
-        targets = self.scroll_targets()
-        self.active = (self.active + int(step)) % len(targets)
-        self.record("key.switch_pane", pane=self._pane_name(targets[self.active]))
-        self._mark_active()
-
-    def _mark_active(self) -> None:
-        targets = self.scroll_targets()
-        self.active = min(self.active, len(targets) - 1)
-        for i, view in enumerate(targets):
-            view.set_class(i == self.active, "-active")
-
-    def _pane_name(self, view: DocView) -> str:
-        if isinstance(view, ResponsePane) and view.slot is not None:
-            return view.slot
-        return view.id or ""
-
-    def action_scroll(self, how: str) -> None:
-        targets = self.scroll_targets()
-        view = targets[min(self.active, len(targets) - 1)]
-        if how == "down":
-            view.scroll_relative(y=1, animate=False, immediate=True)
-        elif how == "up":
-            view.scroll_relative(y=-1, animate=False, immediate=True)
-        elif how == "page_down":
-            view.scroll_relative(y=max(1, view.scrollable_content_region.height - 1), animate=False, immediate=True)
-        elif how == "page_up":
-            view.scroll_relative(y=-max(1, view.scrollable_content_region.height - 1), animate=False, immediate=True)
-        elif how == "home":
-            view.scroll_to(y=0, animate=False, immediate=True)
-        elif how == "end":
-            view.scroll_to(y=view.max_scroll_y, animate=False, immediate=True)
-        self.record("key.scroll", pane=self._pane_name(view), how=how, depth=round(view.depth, 3))
-
-    @on(DocView.Scrolled)
-    def _scrolled(self, message: DocView.Scrolled) -> None:
-        view = message.view
-        expected = self._sync_expect.pop(view, None)
-        if isinstance(view, ResponsePane) and view.slot is not None and self.clock is not None and message.measured:
-            self.clock.scrolled(view.slot, message.depth)  # else reported once measured
-        if expected is not None and expected == round(view.scroll_y):
-            return
-        if self.linked and isinstance(view, ResponsePane) and view.slot is not None:
-            for other in self.response_panes():
-                if other is not view and other.slot is not None:
-                    target = round(message.depth * other.max_scroll_y)
-                    if target != round(other.scroll_y):
-                        self._sync_expect[other] = target
-                        other.set_depth(message.depth)
-
-    @on(DocView.Measured)
-    def _measured(self, message: DocView.Measured) -> None:
-        """A pane's document is all rendered: how deep it was scrolled is known now."""
-        view = message.view
-        if isinstance(view, ResponsePane) and view.slot is not None and self.clock is not None and view.deepest:
-            self.clock.scrolled(view.slot, view.deepest_depth)
-        self._update_visibility()
-
-    def _measure_scrolled_panes(self) -> None:
-        """Render the rest of any pane scrolled before it was all rendered, for the true depth."""
-        for pane in self.response_panes():
-            if pane.slot is not None and self.clock is not None and not pane.complete and pane.deepest:
-                pane.finish()
-                self.clock.scrolled(pane.slot, pane.deepest_depth)
-
-    def on_mouse_scroll_down(self, event: MouseScrollDown) -> None:
-        self._wheel()
-
-    def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
-        self._wheel()
-
-    def _wheel(self) -> None:
-        """Wheel scrolling is activity; logged at most once a second."""
-        now = self.annotate_app.clock()
-        if self.clock is not None:
-            self.clock.input(now)
-        if now - self._last_wheel_event.get("any", 0) > 1_000_000_000:
-            self._last_wheel_event["any"] = now
-            self.record("mouse.scroll")
 
     # -- the queue read again (a new plan) ---------------------------------------------------
 
