@@ -70,33 +70,50 @@ def default_queue(
     ]
 
 
-def ensure_queue(store: Store, spec: SessionSpec, annotator: str) -> list[Assignment]:
-    """The annotator's queue, creating the default one when there is none yet.
+DEFAULT_QUEUE_META = "default_queue_upto:"
+"""Meta key prefix: `default_queue_upto:NAME` holds the newest item rowid NAME's default queue covers."""
+
+
+def ensure_default_queue(store: Store, spec: SessionSpec, annotator: str) -> None:
+    """Create the annotator's default queue, or extend it with items added since, when the session
+    has no plan. Cheap when nothing is new (two meta reads and an index lookup), so starting the app
+    costs the same on a large session.
 
     Without a plan, items added to the session since the queue was made are appended at the end;
-    nothing already assigned moves. With a plan, the planned queue is returned as it is (empty
-    for someone the plan does not name). Adjudication assignments (`annotate adjudicate`) are
-    never part of the queue.
+    nothing already assigned moves. With a plan nothing is made (someone the plan does not name has
+    no queue). Adjudication assignments (`annotate adjudicate`) are never part of the queue.
 
     Read and write happen in one write transaction, so the same annotator starting twice at the
     same moment (two terminals) gets one queue, not a clash over its positions.
     """
-    existing = store.assignments(annotator)
-    queue = [a for a in existing if a.purpose != "adjudication"]
     if store.get_meta(PLAN_META_KEY):
-        return queue
-    assigned = {a.item_id for a in existing}
-    if all(item_id in assigned for item_id in store.item_ids()):
-        return queue
+        return
+    newest = store.newest_item_rowid()
+    key = DEFAULT_QUEUE_META + annotator
+    covered = store.get_meta(key)
+    if covered is not None and int(covered) >= newest:
+        return
     with store.transaction():
-        existing = store.assignments(annotator)  # again, under the write lock
+        if store.get_meta(PLAN_META_KEY):
+            return
+        existing = store.assignments(annotator)  # under the write lock
         assigned = {a.item_id for a in existing}
         new_ids = [item_id for item_id in store.item_ids() if item_id not in assigned]
-        if new_ids and not store.get_meta(PLAN_META_KEY):
+        if new_ids:
             start = max((a.position for a in existing), default=-1) + 1
             store.add_assignments(
                 default_queue(new_ids, spec.seed, annotator, start=start, pairwise=spec.kind == "pairwise")
             )
+        store.set_meta(key, str(newest))
+
+
+def ensure_queue(store: Store, spec: SessionSpec, annotator: str) -> list[Assignment]:
+    """The annotator's queue as a list (made or extended first, as `ensure_default_queue` says).
+
+    With a plan, the planned queue is returned as it is (empty for someone the plan does not name).
+    The app reads queues a slice at a time instead (`annotate.store.queues`).
+    """
+    ensure_default_queue(store, spec, annotator)
     return [a for a in store.assignments(annotator) if a.purpose != "adjudication"]
 
 

@@ -148,6 +148,7 @@ def _v4_identity(db: sqlite_utils.Database) -> None:
     - A judgment records the item it was made on (`item_id`) and the sitting it came from.
     - `sittings`: who has the app open where (one annotator, one sitting), with a heartbeat so a
       sitting left by a crashed app expires; `display` says terminal or browser.
+    - Indexes for reading a queue a slice at a time, whatever the session's size.
     """
     _rebuild_autoincrement(db, "suggestions")
     _rebuild_autoincrement(db, "assignments")
@@ -174,6 +175,11 @@ def _v4_identity(db: sqlite_utils.Database) -> None:
     )
     db.execute('CREATE UNIQUE INDEX "idx_sittings_token" ON "sittings" ("token")')
     db.execute('CREATE INDEX "idx_sittings_open" ON "sittings" ("annotator_id", "ended")')
+    # An annotator's queue is read a slice at a time (store/queues.py): these cover its queries.
+    db.execute('CREATE INDEX "idx_assignments_queue" ON "assignments" ("annotator_id", "position", "purpose")')
+    db.execute(
+        'CREATE INDEX "idx_judgments_current" ON "judgments" ("assignment_id") WHERE "superseded_by" IS NULL'
+    )
 
 
 Migration = Callable[[sqlite_utils.Database], None]

@@ -231,6 +231,10 @@ class Store:
     def item_ids(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT id FROM items ORDER BY rowid")]
 
+    def newest_item_rowid(self) -> int:
+        """The largest item rowid (0 without items); items are never deleted, so it only grows."""
+        return int(self.db.execute("SELECT coalesce(max(rowid), 0) FROM items").fetchone()[0])
+
     def count_items(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM items").fetchone()[0])
 

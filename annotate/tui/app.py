@@ -24,7 +24,7 @@ from textual.message import Message
 
 from annotate.guidelines import Guideline, GuidelineError, load_guideline
 from annotate.model import Assignment, Event, Judgment
-from annotate.plan import PLAN_META_KEY, ensure_queue
+from annotate.plan import PLAN_META_KEY, ensure_default_queue
 from annotate.spec import SessionSpec
 from annotate.store import StaleAssignment, Store
 from annotate.store.sittings import HEARTBEAT_S, Sitting, heartbeat
@@ -59,6 +59,8 @@ class AnnotateApp(App[None]):
 
         position: int
         """Queue position of the judgment, or -1 for events."""
+        judgment: Judgment | None = None
+        """The judgment written, for a submit."""
         error: str = ""
         """Empty when the write landed."""
         stale: bool = False
@@ -99,11 +101,16 @@ class AnnotateApp(App[None]):
         """Monotonic nanoseconds; tests pass a fake."""
         self.sitting_clock = sitting_clock
         """Seconds for the sitting timer; snapshot tests freeze it."""
-        self.open_guideline = not queue.answers if open_guideline is None else open_guideline
+        self.open_guideline = queue.done == 0 if open_guideline is None else open_guideline
         """Open the guideline panel on the first item (an annotator's very first item)."""
         self.runner = StoreRunner(store)
+        """Every write (and what must see the writes) runs here, in order."""
+        self.reader = StoreRunner(Store.open(store.path))
+        """Reads that need not wait for writes (items, queue pages, suggestion labels) run here, on a
+        connection of their own: WAL lets them go on while a write waits for the lock."""
+        queue.attach(self.reader)
         self.cache = LineCache()
-        self.prefetcher = Prefetcher(self.runner, self.cache)
+        self.prefetcher = Prefetcher(self.reader, self.cache)
         self.save_status = ""
         """`Saving…`, `Saved` or an error, shown on the progress line."""
         self.write_errors: list[str] = []
@@ -143,7 +150,7 @@ class AnnotateApp(App[None]):
             self.set_interval(DESIGN_CHECK_S, self._check_design)
         if self.sitting is not None:
             self.set_interval(HEARTBEAT_S, self._beat)
-        if not self.queue.assignments:
+        if not len(self.queue):
             self.exit(message="No items to judge in this session yet: import some first.")
             return
         start = self.queue.first_unfinished(0)
@@ -206,7 +213,7 @@ class AnnotateApp(App[None]):
         The store files it only on `assignment` exactly as it was shown; if a new plan removed or
         changed it meanwhile, the write is refused and the queue is read again (`_saved`).
         """
-        self.queue.answers[judgment.assignment_id] = judgment
+        self.queue.set_answer(judgment)
         sitting_id = self.sitting.id if self.sitting is not None else None
         future = self.runner.call(
             partial(self.store.submit, judgment, list(events), shown=assignment, sitting_id=sitting_id)
@@ -224,17 +231,16 @@ class AnnotateApp(App[None]):
 
         def done(f: Future) -> None:
             error = f.exception()
-            lost = error is not None and judgment is not None
-            if lost and self.queue.answers.get(judgment.assignment_id) is judgment:
-                del self.queue.answers[judgment.assignment_id]
             stale = isinstance(error, StaleAssignment)
-            self.post_message(self.Saved(position, "" if error is None else str(error), stale=stale))
+            self.post_message(self.Saved(position, judgment, "" if error is None else str(error), stale=stale))
 
         future.add_done_callback(done)
 
     @on(Saved)
     def _saved(self, message: Saved) -> None:
         self._writes_in_flight -= 1
+        if message.judgment is not None and (message.error or message.stale):
+            self.queue.drop_answer(message.judgment)
         if message.stale:
             if message.position >= 0:
                 self.stale_answers += 1
@@ -292,6 +298,7 @@ class AnnotateApp(App[None]):
             return
         queue, hashes = message.future.result()
         self.design_hashes = hashes
+        queue.attach(self.reader)
         self.queue = queue
         from annotate.tui.screens.item import ItemScreen
 
@@ -366,6 +373,8 @@ class AnnotateApp(App[None]):
     def on_unmount(self) -> None:
         self.prefetcher.close()
         self.runner.close()
+        self.reader.close()
+        self.reader.store.close()
         gc.unfreeze()
         if self._gc_was_enabled:
             gc.enable()
@@ -386,7 +395,8 @@ def make_app(
     """
 
     def load() -> Queue:
-        return answered_queue(store, annotator, ensure_queue(store, spec, annotator))
+        ensure_default_queue(store, spec, annotator)
+        return Queue(store, annotator)
 
     hashes = tuple(store.get_meta(k) for k in DESIGN_KEYS)
     queue = load()
@@ -396,12 +406,6 @@ def make_app(
         clock=clock, sitting_clock=sitting_clock, open_guideline=open_guideline,
         load_queue=load, sitting=sitting, design_hashes=hashes,
     )
-
-
-def answered_queue(store: Store, annotator: str, assignments: list[Assignment]) -> Queue:
-    """A queue of `assignments` with the annotator's current answers to them."""
-    ids = {a.id for a in assignments}
-    return Queue(assignments, {j.assignment_id: j for j in store.judgments(annotator) if j.assignment_id in ids})
 
 
 def session_guideline(spec: SessionSpec, guideline: Guideline | None) -> tuple[Guideline | None, str]:
@@ -462,7 +466,7 @@ def run_in_sitting(
     reason = "quit"
     try:
         app = build(sitting)
-        if not app.queue.assignments:
+        if not len(app.queue):
             raise ValueError(empty())
         with stop_on_signals(app) as stopped:
             app.run()

@@ -106,5 +106,5 @@ async def test_nothing_to_adjudicate_gives_an_empty_queue(tmp_path: Path) -> Non
     spec, store = make_session(tmp_path, items=[pairwise_item(i) for i in range(3)])
     apply_plan(store, spec, ["alice", "bob"], 2, Rates(), 11)
     app = make_adjudication_app(spec, store, "carol")
-    assert app.queue.assignments == []
+    assert len(app.queue.assignments) == 0
     store.close()

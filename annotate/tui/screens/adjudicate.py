@@ -32,7 +32,8 @@ from annotate.spec import SessionSpec
 from annotate.store import Store
 from annotate.store.sittings import Sitting
 from annotate.tui import app as app_module
-from annotate.tui.app import AnnotateApp, answered_queue, run_in_sitting, session_guideline
+from annotate.tui.app import AnnotateApp, run_in_sitting, session_guideline
+from annotate.tui.queue import Queue
 from annotate.tui.screens.annotate import PairwiseScreen
 from annotate.tui.screens.grade import GradeScreen
 from annotate.tui.summary import SittingSummary
@@ -143,7 +144,7 @@ def make_adjudication_app(
     votes = adjudication.item_votes(store, {a.item_id for a in assignments})
     guideline, error = session_guideline(spec, guideline)
     return AdjudicationApp(
-        spec, store, adjudicator, answered_queue(store, adjudicator, assignments), guideline, guideline_error=error,
+        spec, store, adjudicator, Queue(store, adjudicator, adjudication=True), guideline, guideline_error=error,
         clock=clock, sitting_clock=sitting_clock, open_guideline=open_guideline, votes=votes, sitting=sitting,
     )
 

@@ -530,7 +530,7 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
         from annotate.tui.screens.queue_changed import QueueChangedDialog
 
         queue = self.annotate_app.queue
-        here = next((i for i, a in enumerate(queue.assignments) if a == self.assignment), None)
+        here = queue.index_of(self.assignment)
         if here is not None and lost_position is None:
             self.index = here
             self.refresh_progress()

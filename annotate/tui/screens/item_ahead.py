@@ -50,7 +50,9 @@ class ReadAhead(_Base):
 
     def _read_ahead(self, index: int) -> None:
         """Read the neighbours of `index` now (SQLite on the store thread holds no GIL to speak
-        of), so that the next item is there when the key comes, even at once."""
+        of), so that the next item is there when the key comes, even at once; the queue's pages
+        around `index` too."""
+        self.annotate_app.queue.prefetch(index)
         for i in self._neighbours(index):
             self._read(self.annotate_app.queue.assignments[i])
 
