@@ -15,10 +15,13 @@ One `ChatClient` sends `POST {endpoint}/chat/completions` and returns the reply'
 
 The API key is read from the environment variable the caller names, sent as a Bearer token, and
 kept nowhere else: it is not logged (this module logs nothing), not put in any error message, and
-never reaches the store. A server that echoes the key back (an error page quoting the request's
-headers, say) does not get it stored either: every text this client returns (reply content, raw
-bodies of failures) has the key replaced by `[API key]`. Replies are untrusted text; this module
-only extracts the message content and never interprets it.
+never reaches the store. A name that looks like a key itself (`--api-key-env sk-...`) is refused
+without being repeated. A server that echoes the key back (an error page quoting the request's
+headers, a field of its JSON) does not get it stored either: every text this client returns
+(reply content, model, finish reason, raw bodies of failures) has the key replaced by `[API key]`
+(in any case, cut short or encoded: `annotate.suggest.secret`), and `ChatClient.redact` does the
+same for anything else the caller stores. Replies are untrusted text; this module only extracts
+the message content and a few provenance fields and never interprets them.
 """
 
 from __future__ import annotations
@@ -28,13 +31,15 @@ import json
 import os
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+
+from annotate.suggest.secret import Redactor, env_var_problem
 
 __all__ = [
     "ChatClient",
@@ -82,8 +87,9 @@ class ClientConfig:
     """Base URL such as `http://127.0.0.1:8000/v1`, or the full `.../chat/completions` URL."""
     model: str
     """The `model` field of each request (the served model's name)."""
-    api_key_env: str | None = None
-    """Name of the environment variable holding the API key; None: send no key (local servers)."""
+    api_key_env: str | None = field(default=None, repr=False)
+    """Name of the environment variable holding the API key; None: send no key (local servers).
+    Not in the repr: if someone passed the key itself here, a traceback must not show it."""
     timeout: float = 120.0
     max_retries: int = 5
     backoff_base: float = 1.0
@@ -91,6 +97,7 @@ class ClientConfig:
     retry_after_max: float = 300.0
     temperature: float = 0.0
     max_tokens: int | None = 1024
+    """The `max_tokens` of each request: the longest reply, so a rambling model stops; None sends none."""
 
 
 @dataclass(frozen=True)
@@ -102,8 +109,13 @@ class Reply:
     model: str = ""
     """The `model` the server says answered."""
     finish_reason: str = ""
+    """Why the model stopped: `stop`, or `length` when `max_tokens` cut it off."""
     attempts: int = 1
     """Requests sent for this reply (1 + retries)."""
+    usage: dict[str, int] = field(default_factory=dict)
+    """The reply's token counts as the server gave them (numbers only: prompt_tokens, ...)."""
+    system_fingerprint: str = ""
+    """The server's name for its backend configuration, when it gives one (drift between runs)."""
 
 
 def chat_url(endpoint: str) -> str:
@@ -119,10 +131,14 @@ def read_api_key(env_var: str | None) -> str | None:
     """The key in environment variable `env_var`; None when no variable is named.
 
     Raises FatalError when the variable is named but unset or empty (the message names the
-    variable, never a value).
+    variable, never a value), and when `env_var` is not a variable name (never repeating it: it
+    may be the key itself).
     """
     if env_var is None:
         return None
+    problem = env_var_problem(env_var)
+    if problem is not None:
+        raise FatalError(problem)
     value = os.environ.get(env_var, "")
     if not value.strip():
         raise FatalError(f"environment variable {env_var} is not set; export the API key in it first")
@@ -160,6 +176,7 @@ class ChatClient:
         self.config = config
         self.url = chat_url(config.endpoint)
         self._key = read_api_key(config.api_key_env)
+        self._redactor = Redactor(self._key)
         self._rng = rng or random.Random()
         self._not_before = 0.0
         self._http: httpx.AsyncClient | None = None
@@ -189,12 +206,7 @@ class ChatClient:
         """
         if self._http is None:
             raise RuntimeError("use ChatClient as an async context manager")
-        body: dict[str, Any] = {
-            "model": self.config.model, "messages": messages, "temperature": self.config.temperature,
-            "stream": False,
-        }
-        if self.config.max_tokens is not None:
-            body["max_tokens"] = self.config.max_tokens
+        body = {**self.settings, "messages": messages}
         last = ""
         for attempt in range(self.config.max_retries + 1):
             await self._wait_turn()
@@ -234,6 +246,23 @@ class ChatClient:
             await asyncio.sleep(retry_in if retry_in is not None else self._backoff(attempt))
         raise UnavailableError(f"{last}; gave up after {self.config.max_retries + 1} attempts")
 
+    @property
+    def settings(self) -> dict[str, Any]:
+        """Every field of each request body but `messages`, exactly as sent (stored with each suggestion)."""
+        body: dict[str, Any] = {"model": self.config.model, "temperature": self.config.temperature, "stream": False}
+        if self.config.max_tokens is not None:
+            body["max_tokens"] = self.config.max_tokens
+        return body
+
+    @property
+    def endpoint(self) -> str:
+        """The chat-completions URL without credentials or query string (safe to store and print)."""
+        return _redact(self.url)
+
+    def redact(self, value: Any) -> Any:
+        """A text or JSON-like value (at any depth, dict keys too) with the API key replaced."""
+        return self._redactor.value(value)
+
     def _backoff(self, attempt: int) -> float:
         base = min(self.config.backoff_max, self.config.backoff_base * (2**attempt))
         return base * (0.5 + 0.5 * self._rng.random())
@@ -245,9 +274,7 @@ class ChatClient:
 
     def _scrub(self, text: str) -> str:
         """`text` with the API key (if any, and if echoed back by the server) replaced."""
-        if self._key and self._key in text:
-            return text.replace(self._key, "[API key]")
-        return text
+        return self._redactor.text(text)
 
     def _reply(self, response: httpx.Response, attempts: int) -> Reply:
         text = response.text
@@ -265,12 +292,24 @@ class ChatClient:
             content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
         if not isinstance(content, str):
             raise ReplyError("the reply's message content is not text", _cut(self._scrub(text)))
-        model = data.get("model") if isinstance(data, dict) else ""
-        finish = choice.get("finish_reason") if isinstance(choice, dict) else ""
         return Reply(
-            content=_cut(self._scrub(content)), model=self._scrub(model) if isinstance(model, str) else "",
-            finish_reason=finish if isinstance(finish, str) else "", attempts=attempts,
+            content=_cut(self._scrub(content)), model=self._field(data, "model"),
+            finish_reason=self._field(choice, "finish_reason"), attempts=attempts,
+            usage=_usage(data.get("usage")), system_fingerprint=self._field(data, "system_fingerprint"),
         )
+
+    def _field(self, data: Any, key: str) -> str:
+        """A short text field of the reply, scrubbed; "" when absent or not text."""
+        value = data.get(key) if isinstance(data, dict) else None
+        return self._scrub(value)[:200] if isinstance(value, str) else ""
+
+
+def _usage(value: Any) -> dict[str, int]:
+    """The whole-number token counts of a reply's `usage` (nothing else from it is kept)."""
+    if not isinstance(value, dict):
+        return {}
+    return {k: v for k, v in value.items() if isinstance(k, str) and len(k) <= 40 and k.isidentifier()
+            and isinstance(v, int) and not isinstance(v, bool)}
 
 
 def _cut(text: str) -> str:

@@ -1,28 +1,58 @@
 """Reading a verdict out of a judge model's reply, robustly and without trusting it.
 
 A reply is untrusted text: it is searched for a verdict, never executed, rendered or stored
-anywhere but as text. What counts as a verdict, in order of precedence:
+anywhere but as text. First, when the prompt that was sent is given, every stretch of the reply
+that repeats it is set aside (`annotate.suggest.echo`): a small model that echoes its
+instructions ("[[A]]" if A is better, "[[B]]" ...) has not given a verdict. Then, in order of
+precedence, in what is left:
 
 1. Double-bracket markers as in MT-Bench: `[[A]]`, `[[B]]`, `[[C]]` (tie), `[[D]]` (both bad),
-   also `[[tie]]`, `[[both bad]]`; for grades `[[7]]`. The *last* marker wins, so a reply that
-   first restates the instructions ("output [[A]] if ...") and then decides is read right.
+   also `[[tie]]`, `[[both bad]]`; for grades `[[7]]`. Markers that only restate the
+   instructions are not verdicts: several different markers in one breath (`[[A]], [[B]] or
+   [[C]]`, `[[A]] if ... [[B]] if ...`, `[[1]] to [[10]]`), a marker followed by `if`, `when`,
+   `means` or `=`, and one introduced as an example (`for example "Rating: [[1]]"`).
 2. A JSON object (the whole reply, a fenced block, or the last `{...}` in it) with a key
    `verdict`, `winner`, `label`, `answer` (pairwise) or `rating`, `score`, `grade`, `verdict`
    (single).
 3. A line such as `Verdict: A`, `**Final verdict:** Assistant B`, `Rating: 7/10`, `Score - 8`
    (case, markdown emphasis and spacing ignored); the last such line wins.
 
-Anything else, or a grade off the scale, is a `Verdict` with `label=None` and an `error` saying
-why; the caller records it with the raw reply and never turns it into a label.
+Several markers that agree are one verdict. Markers that disagree are a verdict only when the
+model revised itself: the last marker wins if the text since the last different one says so
+(`final`, `verdict`, `overall`, `on reflection`, `actually`, `instead`, `therefore`, `so`,
+`then`, ...), as in "first [[2]] then, on reflection, [[6]]". Otherwise ("[[A]] ... [[B]]",
+"[[A]]\n[[B]]", a verdict given once per order) the reply has no verdict: we do not guess
+which of two contradicting answers the model meant.
+
+Anything else, or a grade off the scale, is a `Verdict` with `label=None`, an `error` saying why
+and a `reason` (see REASONS); the caller records it with the raw reply and never turns it into
+a label.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
-__all__ = ["Verdict", "parse_grade", "parse_pairwise", "parse_verdict"]
+from annotate.suggest.echo import Echo, strip_echo
+
+__all__ = [
+    "CONTRADICTION", "ECHO", "EMPTY", "NO_VERDICT", "OFF_SCALE", "REASONS", "Verdict", "parse_grade",
+    "parse_pairwise", "parse_verdict",
+]
+
+EMPTY, ECHO, CONTRADICTION, NO_VERDICT, OFF_SCALE = "empty", "echo", "contradiction", "no_verdict", "off_scale"
+REASONS = {
+    EMPTY: "the reply was empty",
+    ECHO: "the reply repeats or restates the prompt, and its only verdict markers are the prompt's own",
+    CONTRADICTION: "the reply gives verdicts that contradict each other",
+    NO_VERDICT: "no verdict could be read",
+    OFF_SCALE: "the grade is not a whole number on the scale",
+}
+"""`Verdict.reason` when there is no label -> what it means."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +64,20 @@ class Verdict:
     error: str = ""
     how: str = ""
     """Which rule found it: `brackets`, `json` or `line` (empty on error)."""
+    reason: str = ""
+    """Why there is no label (a key of REASONS); empty when there is one."""
+    echoed_chars: int = 0
+    """Characters of the reply set aside as a repeat of the prompt."""
+
+
+@dataclass(frozen=True)
+class _Marker:
+    start: int
+    end: int
+    value: str
+    """A label (pairwise) or the number as written (grades)."""
+    shown: str
+    """The marker as written, e.g. `[[Assistant A]]`."""
 
 
 _PAIR_WORDS = {
@@ -57,66 +101,195 @@ _NUMBER = re.compile(r"^[+-]?\d+(?:\.\d+)?")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.")
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(\{.*?\})\s*```", re.DOTALL)
 
+_CONDITION_AFTER = re.compile(
+    r"""^[\s"'`’”»)\]]*(?:(?:if|when|whenever|means|denotes|indicates|stands\s+for|for\s+(?:a\s+)?ties?)\b|=)""",
+    re.IGNORECASE,
+)
+_EXAMPLE_BEFORE = re.compile(
+    r"""(?:\be\.g\.|\bi\.e\.|\bfor\s+(?:example|instance)|\bexample|\bsuch\s+as)[\s:,"'`‘“(]*(?:\w+\s*:\s*)?["'`‘“(]*$""",
+    re.IGNORECASE,
+)
+_MENU_GAP = 80
+"""Most characters between two markers said in one breath (no sentence end, no blank line)."""
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n\s*\n")
+_MENU_JOIN = re.compile(r"\b(?:or|if|to|vs|versus|through)\b|^[\s\W]*(?:and)?[\s\W]*$", re.IGNORECASE)
+_REVISION = re.compile(
+    r"\b(?:final(?:ly)?|verdict|overall|conclu\w*|reflection|reconsider\w*|re-?evaluat\w*|actually|instead"
+    r"|therefore|thus|hence|ultimately|so|then|correct(?:ion|ed)?|revis\w*|chang\w*|in\s+the\s+end|after\s+all)\b",
+    re.IGNORECASE,
+)
 
-def parse_verdict(reply: str, kind: str, scale: tuple[int, int] = (1, 10)) -> Verdict:
-    """Parse a reply for a `pairwise` or `single` item (see the module docstring)."""
+
+def parse_verdict(reply: str, kind: str, scale: tuple[int, int] = (1, 10), prompt: Sequence[str] = ()) -> Verdict:
+    """Parse a reply for a `pairwise` or `single` item (see the module docstring).
+
+    `prompt`: the texts of the messages that were sent; stretches of the reply repeating them
+    are not searched for a verdict.
+    """
     if kind == "pairwise":
-        return parse_pairwise(reply)
+        return parse_pairwise(reply, prompt)
     if kind == "single":
-        return parse_grade(reply, scale)
+        return parse_grade(reply, scale, prompt)
     raise ValueError(f"no verdicts for {kind!r} items")
 
 
-def parse_pairwise(reply: str) -> Verdict:
+def parse_pairwise(reply: str, prompt: Sequence[str] = ()) -> Verdict:
     """`A`, `B`, `tie` or `both_bad` (A = the answer presented first), or an error."""
     text = _clean(reply)
     if not text.strip():
-        return Verdict(None, "empty reply")
-    markers = [_pair_word(m) for m in _BRACKETS.findall(text)]
-    markers = [m for m in markers if m is not None]
-    if markers:
-        return Verdict(markers[-1], how="brackets")
-    value = _json_value(text, _JSON_PAIR_KEYS)
+        return Verdict(None, "empty reply", reason=EMPTY)
+    echo = strip_echo(text, [_clean(p) for p in prompt])
+    markers = _markers(text, _pair_word)
+    own = [m for m in markers if not echo.covers(m.start, m.end)]
+    verdicts = _own_verdicts(text, markers, own)
+    if verdicts:
+        return _decide(text, echo, verdicts, lambda v: v)
+    value = _json_value(echo.text, _JSON_PAIR_KEYS)
     if value is not None:
         label = _pair_word(str(value))
         if label is not None:
-            return Verdict(label, how="json")
-    for line_value in reversed(_LINE_PAIR.findall(text)):
+            return Verdict(label, how="json", echoed_chars=echo.echoed_chars)
+    for line_value in reversed(_LINE_PAIR.findall(echo.text)):
         label = _pair_word(line_value)
         if label is not None:
-            return Verdict(label, how="line")
-    return Verdict(None, "no verdict found ([[A]], [[B]], [[C]], [[D]], 'Verdict: ...' or JSON)")
+            return Verdict(label, how="line", echoed_chars=echo.echoed_chars)
+    return _none_found(echo, markers, own, "no verdict found ([[A]], [[B]], [[C]], [[D]], 'Verdict: ...' or JSON)")
 
 
-def parse_grade(reply: str, scale: tuple[int, int] = (1, 10)) -> Verdict:
+def parse_grade(reply: str, scale: tuple[int, int] = (1, 10), prompt: Sequence[str] = ()) -> Verdict:
     """A whole grade on `scale`, as text (`"7"`), or an error."""
     text = _clean(reply)
     if not text.strip():
-        return Verdict(None, "empty reply")
-    candidates: list[tuple[str, str]] = [(m, "brackets") for m in _BRACKETS.findall(text)]
-    numeric = [(m, how) for m, how in candidates if _NUMBER.match(m.strip())]
-    if numeric:
-        return _grade(numeric[-1][0], scale, "brackets")
-    value = _json_value(text, _JSON_GRADE_KEYS)
+        return Verdict(None, "empty reply", reason=EMPTY)
+    echo = strip_echo(text, [_clean(p) for p in prompt])
+    markers = _markers(text, _grade_word)
+    own = [m for m in markers if not echo.covers(m.start, m.end)]
+    verdicts = _own_verdicts(text, markers, own)
+    if verdicts:
+        decided = _decide(text, echo, verdicts, _grade_key)
+        if decided.label is None:
+            return decided
+        return _grade(decided.label, scale, "brackets", echo.echoed_chars)
+    value = _json_value(echo.text, _JSON_GRADE_KEYS)
     if value is not None and not isinstance(value, bool):
-        return _grade(str(value), scale, "json")
-    for line_value in reversed(_LINE_GRADE.findall(text)):
+        return _grade(str(value), scale, "json", echo.echoed_chars)
+    for line_value in reversed(_LINE_GRADE.findall(echo.text)):
         if _NUMBER.match(line_value.strip()):
-            return _grade(line_value, scale, "line")
-    return Verdict(None, f"no grade found ([[n]], 'Rating: n' or JSON) on the scale {scale[0]}..{scale[1]}")
+            return _grade(line_value, scale, "line", echo.echoed_chars)
+    return _none_found(
+        echo, markers, own, f"no grade found ([[n]], 'Rating: n' or JSON) on the scale {scale[0]}..{scale[1]}",
+    )
 
 
-def _grade(raw: str, scale: tuple[int, int], how: str) -> Verdict:
+def _markers(text: str, read: Callable[[str], str | None]) -> list[_Marker]:
+    """The double-bracket markers in `text` that `read` understands, in order."""
+    out = []
+    for match in _BRACKETS.finditer(text):
+        value = read(match.group(1))
+        if value is not None:
+            out.append(_Marker(match.start(), match.end(), value, f"[[{match.group(1).strip()}]]"))
+    return out
+
+
+def _own_verdicts(text: str, markers: list[_Marker], own: list[_Marker]) -> list[_Marker]:
+    """The model's verdicts: its `own` markers (outside the echo) that are not in a menu of options
+    and not a condition or an example. Context is read in the whole reply, echo included, so a
+    marker that ends an echoed list (`... "[[C]]" for a tie, and "[[D]]"`) is still part of it."""
+    in_menu = {markers[i] for i in _menu_members(text, markers)}
+    return [
+        m for m in own
+        if m not in in_menu
+        and not _CONDITION_AFTER.match(text, m.end, min(len(text), m.end + 40))
+        and not _EXAMPLE_BEFORE.search(text[max(0, m.start - 60) : m.start])
+    ]
+
+
+def _menu_members(text: str, markers: list[_Marker]) -> set[int]:
+    """Indexes of markers said in one breath with a different one, as instructions list options."""
+    members: set[int] = set()
+    group = [0] if markers else []
+    for index in range(1, len(markers) + 1):
+        if index < len(markers):
+            gap = text[markers[index - 1].end : markers[index].start]
+            if len(gap) <= _MENU_GAP and not _SENTENCE_END.search(gap):
+                group.append(index)
+                continue
+        if _is_menu(text, [markers[i] for i in group]):
+            members.update(group)
+        group = [index]
+    return members
+
+
+def _is_menu(text: str, group: list[_Marker]) -> bool:
+    distinct = {m.value for m in group}
+    if len(distinct) >= 3:
+        return True
+    if len(distinct) < 2:
+        return False
+    gaps = [text[a.end : b.start] for a, b in pairwise(group) if a.value != b.value]
+    return any(_MENU_JOIN.search(gap) for gap in gaps)
+
+
+def _decide(text: str, echo: Echo, verdicts: list[_Marker], key: Callable[[str], object]) -> Verdict:
+    """One verdict from the model's own markers: all agree, or the last one is a stated revision."""
+    last = verdicts[-1]
+    earlier = [m for m in verdicts if key(m.value) != key(last.value)]
+    if not earlier or _REVISION.search(_unechoed(text, echo, earlier[-1].end, last.start)):
+        return Verdict(last.value, how="brackets", echoed_chars=echo.echoed_chars)
+    named = ", ".join(dict.fromkeys(m.shown for m in verdicts))
+    return Verdict(None, f"contradicting verdicts ({named}) and no final one", reason=CONTRADICTION,
+                   echoed_chars=echo.echoed_chars)
+
+
+def _unechoed(text: str, echo: Echo, start: int, end: int) -> str:
+    """The reply's characters start..end that are not part of an echoed stretch."""
+    pieces, position = [], start
+    for a, b in echo.spans:
+        if b <= position or a >= end:
+            continue
+        pieces.append(text[position:a])
+        position = max(position, b)
+    pieces.append(text[position:end])
+    return " ".join(pieces)
+
+
+def _none_found(echo: Echo, markers: list[_Marker], own: list[_Marker], plain: str) -> Verdict:
+    """No verdict: an echo when every marker was the prompt's or restated it, or most of the reply repeats it."""
+    if own:
+        listed = ", ".join(dict.fromkeys(m.shown for m in own))
+        error = f"echo: the reply only restates the instructions' markers ({listed}) without choosing one"
+    elif markers:
+        error = "echo: the reply repeats the prompt, and its only verdict markers are the prompt's own"
+    elif echo.share >= 0.5:
+        error = f"echo: {echo.share:.0%} of the reply repeats the prompt, and it gives no verdict"
+    else:
+        return Verdict(None, plain, reason=NO_VERDICT, echoed_chars=echo.echoed_chars)
+    return Verdict(None, error, reason=ECHO, echoed_chars=echo.echoed_chars)
+
+
+def _grade(raw: str, scale: tuple[int, int], how: str, echoed: int = 0) -> Verdict:
     match = _NUMBER.match(raw.strip())
     if match is None:
-        return Verdict(None, f"not a number: {raw[:40]!r}")
+        return Verdict(None, f"not a number: {raw[:40]!r}", reason=NO_VERDICT, echoed_chars=echoed)
     value = float(match.group(0))
     if value != int(value):
-        return Verdict(None, f"grade {match.group(0)} is not a whole number")
+        return Verdict(None, f"grade {match.group(0)} is not a whole number", reason=OFF_SCALE, echoed_chars=echoed)
     grade = int(value)
     if not scale[0] <= grade <= scale[1]:
-        return Verdict(None, f"grade {grade} is off the scale {scale[0]}..{scale[1]}")
-    return Verdict(str(grade), how=how)
+        return Verdict(None, f"grade {grade} is off the scale {scale[0]}..{scale[1]}", reason=OFF_SCALE,
+                       echoed_chars=echoed)
+    return Verdict(str(grade), how=how, echoed_chars=echoed)
+
+
+def _grade_word(raw: str) -> str | None:
+    """The number a grade marker holds (`7`, `8.0`, `7/10`), as written, or None."""
+    text = raw.strip()
+    return text if _NUMBER.match(text) else None
+
+
+def _grade_key(value: str) -> float:
+    match = _NUMBER.match(value)
+    return float(match.group(0)) if match else float("nan")
 
 
 def _clean(reply: str) -> str:

@@ -8,13 +8,32 @@ same prompt hash, not planted), `suggest_session`:
   `swapped_label` (the B-first verdict, None when that reply had none); the two agreeing is
   position consistency;
 - single: asks once for a grade on the session's scale;
-- keeps both raw replies as JSON in `Suggestion.raw`: `{"replies": [{"order": "AB", "content":
-  ..., "verdict": ..., "error": ..., "model": ..., "attempts": ...}, ...]}`;
+- parses each reply for a verdict with the messages it was sent, so a reply that only repeats
+  the prompt (whose instructions hold every verdict marker) is no verdict (`parse.py`);
+- keeps both raw replies, and the settings they were asked with, as JSON in `Suggestion.raw`
+  (and `SuggestionFailure.raw`), so drift between judge versions, prompts and settings can be
+  measured later (`json_extract(raw, '$.request.max_tokens')` in SQLite):
+
+      {"request": {"model": ..., "temperature": ..., "max_tokens": ..., "stream": false},
+       "prompt": {"hash": ..., "source": ...}, "endpoint": ..., "annotate": "<version>",
+       "reason": ...,                      # failures only: why the first order gave no verdict
+       "replies": [{"order": "AB", "content": ..., "verdict": ..., "error": ..., "reason": ...,
+                    "model": ..., "finish_reason": ..., "attempts": ..., "usage": {...},
+                    "system_fingerprint": ..., "echoed_chars": ...}, ...]}
+
+  `request` is every field of the request body but the messages, exactly as sent; a reply's
+  `model` is the model the server says answered (it may differ from the one asked for) and
+  `echoed_chars` how much of it repeated the prompt. Keys without a value are left out.
 - when the A-first request got no usable reply (server unreachable, an HTTP error, a body that
   is not a chat completion) or a reply without a readable verdict, stores no suggestion but a
   `SuggestionFailure` with the error and raw reply; a later run asks about that item again. The
   two are counted apart (`RunSummary.request_failed`, `RunSummary.no_verdict`): the first says
-  something about the server, the second about the model or the prompt.
+  something about the server, the second about the model or the prompt. Replies without a
+  verdict are counted by reason too: an echo of the prompt, cut off at `max_tokens`
+  (`finish_reason: "length"`), contradicting verdicts.
+
+Every stored field (replies, errors, settings, at any depth) has the API key replaced
+(`ChatClient.redact`), whatever field a server echoed it in.
 
 Each item's result is written as soon as it arrives, so an interrupted run loses at most the
 items in flight, and running the same command again resumes. Nothing the model wrote is
@@ -29,10 +48,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotate import __version__
 from annotate.model import Item, Suggestion
 from annotate.store.store import Store, SuggestionFailure
 from annotate.suggest.client import ChatClient, ClientConfig, FatalError, SuggestError, UnavailableError
-from annotate.suggest.parse import parse_verdict
+from annotate.suggest.parse import CONTRADICTION, ECHO, parse_verdict
 from annotate.suggest.prompts import JudgePrompt
 
 __all__ = ["ItemOutcome", "RunSummary", "flip", "pending_items", "suggest_items", "suggest_session"]
@@ -46,6 +66,10 @@ STORED, NO_VERDICT, REQUEST_FAILED, UNAVAILABLE = "stored", "no_verdict", "reque
 request got no usable reply (an HTTP error, a body that is not a chat completion, a prompt that
 could not be built); the server could not be reached (or kept failing) after every retry."""
 
+CUT_OFF = "length"
+"""`reason` of a reply that `max_tokens` cut off (`finish_reason: "length"`) before any verdict;
+the other reasons are parse.py's (ECHO, CONTRADICTION, ...)."""
+
 
 @dataclass(frozen=True)
 class ItemOutcome:
@@ -56,6 +80,9 @@ class ItemOutcome:
     label: str | None = None
     swapped_label: str | None = None
     error: str = ""
+    reason: str = ""
+    """Why a reply had no verdict (`echo`, `length`, `contradiction`, ...; parse.REASONS); empty
+    otherwise. For a stored item: why the swapped order had none, if it had none."""
 
     @property
     def consistent(self) -> bool | None:
@@ -95,6 +122,15 @@ class RunSummary:
     """Items whose request got no usable reply: server unreachable, HTTP error, broken body."""
     request_errors: tuple[str, ...] = field(default_factory=tuple)
     """The first few failed requests as `item: error`."""
+    echoed: int = 0
+    """Of `no_verdict`: replies that only repeated or restated the prompt (its markers are not a verdict)."""
+    cut_off: int = 0
+    """Of `no_verdict`: replies cut off at `max_tokens` before any verdict."""
+    contradictory: int = 0
+    """Of `no_verdict`: replies whose verdicts contradict each other."""
+    one_order: int = 0
+    """Pairwise items stored with a verdict in the first order only (the swapped one had none), so
+    left out of position consistency."""
 
 
 def flip(label: str) -> str:
@@ -141,37 +177,37 @@ async def suggest_items(
             except SuggestError as exc:
                 status = UNAVAILABLE if isinstance(exc, UnavailableError) else REQUEST_FAILED
                 return {"content": exc.raw, "error": str(exc), "status": status}
-        return {"content": reply.content, "model": reply.model, "finish_reason": reply.finish_reason,
-                "attempts": reply.attempts}
+        extra = {"model": reply.model, "finish_reason": reply.finish_reason, "usage": reply.usage,
+                 "system_fingerprint": reply.system_fingerprint}
+        return {"content": reply.content, "attempts": reply.attempts, **{k: v for k, v in extra.items() if v}}
+
+    context = {"request": client.settings, "prompt": {"hash": prompt.hash, "source": prompt.source},
+               "endpoint": client.endpoint, "annotate": __version__}
 
     async def one(item: Item) -> ItemOutcome:
         orders = ["AB", "BA"] if prompt.kind == "pairwise" else ["A"]
         try:
             requests = [prompt.messages(item, first=order[0]) for order in orders]
         except KeyError as exc:
-            return _record_failure(store, item, source_model, prompt, f"cannot build the prompt: {exc}", [],
-                                   REQUEST_FAILED)
+            return _record_failure(store, client, item, source_model, prompt, f"cannot build the prompt: {exc}",
+                                   [], context, REQUEST_FAILED)
         replies = await asyncio.gather(*(ask(m) for m in requests))
-        for order, reply in zip(orders, replies, strict=True):
+        for order, reply, messages in zip(orders, replies, requests, strict=True):
             reply["order"] = order
             if "error" not in reply:
-                verdict = parse_verdict(reply["content"], prompt.kind, scale)
-                reply["verdict"] = verdict.label
-                if verdict.label is None:
-                    reply["error"] = verdict.error
-                elif order == "BA":
-                    reply["verdict"] = flip(verdict.label)
+                _read_verdict(reply, messages, prompt.kind, scale, client.config.max_tokens)
         first = replies[0]
         if first.get("verdict") is None:
-            return _record_failure(store, item, source_model, prompt, first["error"], replies,
-                                   first.get("status", NO_VERDICT))
+            return _record_failure(store, client, item, source_model, prompt, first["error"], replies, context,
+                                   first.get("status", NO_VERDICT), first.get("reason", ""))
         swapped = replies[1].get("verdict") if len(replies) > 1 else None
-        raw = _raw(replies)
         store.add_suggestions([Suggestion(
-            item_id=item.id, source_model=source_model, label=first["verdict"], rationale=first["content"],
-            swapped_label=swapped, planted=False, prompt_hash=prompt.hash, raw=raw,
+            item_id=item.id, source_model=source_model, label=first["verdict"],
+            rationale=client.redact(first["content"]), swapped_label=swapped, planted=False,
+            prompt_hash=prompt.hash, raw=_raw(client, replies, context),
         )])
-        return ItemOutcome(item.id, STORED, first["verdict"], swapped)
+        return ItemOutcome(item.id, STORED, first["verdict"], swapped,
+                           reason=replies[1].get("reason", "") if len(replies) > 1 else "")
 
     tasks = [asyncio.ensure_future(one(item)) for item in items]
     try:
@@ -193,18 +229,47 @@ async def suggest_items(
     return outcomes
 
 
-def _raw(replies: list[dict[str, Any]]) -> str:
-    """The replies as stored: JSON, without our own bookkeeping (`status`)."""
-    return json.dumps({"replies": [{k: v for k, v in r.items() if k != "status"} for r in replies]},
-                      ensure_ascii=False, sort_keys=True)
+def _read_verdict(
+    reply: dict[str, Any], messages: list[dict[str, str]], kind: str, scale: tuple[int, int], max_tokens: int | None,
+) -> None:
+    """Parse one reply (in place): its `verdict` in slot space, or `error` and `reason`."""
+    verdict = parse_verdict(reply["content"], kind, scale, [m["content"] for m in messages])
+    if verdict.echoed_chars:
+        reply["echoed_chars"] = verdict.echoed_chars
+    if verdict.label is not None:
+        reply["verdict"] = flip(verdict.label) if reply["order"] == "BA" else verdict.label
+        return
+    reply["verdict"] = None
+    reason, error = verdict.reason, verdict.error
+    if reply.get("finish_reason") == "length":
+        limit = f"max_tokens = {max_tokens}" if max_tokens is not None else "the server's token limit"
+        if reason == ECHO:
+            error = f"{error} (and it was cut off at {limit})"
+        else:
+            reason = CUT_OFF
+            error = (f"cut off at {limit} (finish_reason: length) before a verdict; raise --max-tokens,"
+                     f" or ask for a shorter answer ({verdict.error})")
+    reply["reason"], reply["error"] = reason, error
+
+
+def _raw(client: ChatClient, replies: list[dict[str, Any]], context: dict[str, Any], reason: str = "") -> str:
+    """The replies and the settings they were asked with, as stored: JSON, the key scrubbed at any
+    depth, without our own bookkeeping (`status`)."""
+    data: dict[str, Any] = dict(context)
+    if reason:
+        data["reason"] = reason
+    data["replies"] = [{k: v for k, v in r.items() if k != "status"} for r in replies]
+    return json.dumps(client.redact(data), ensure_ascii=False, sort_keys=True)
 
 
 def _record_failure(
-    store: Store, item: Item, model: str, prompt: JudgePrompt, error: str, replies: list[dict[str, Any]],
-    status: str,
+    store: Store, client: ChatClient, item: Item, model: str, prompt: JudgePrompt, error: str,
+    replies: list[dict[str, Any]], context: dict[str, Any], status: str, reason: str = "",
 ) -> ItemOutcome:
-    store.add_suggestion_failure(SuggestionFailure(item.id, model, prompt.hash, error, _raw(replies)))
-    return ItemOutcome(item.id, status, error=error)
+    error = client.redact(error)
+    store.add_suggestion_failure(SuggestionFailure(item.id, model, prompt.hash, error,
+                                                   _raw(client, replies, context, reason or status)))
+    return ItemOutcome(item.id, status, error=error, reason=reason)
 
 
 def suggest_session(
@@ -230,9 +295,9 @@ def suggest_session(
     total = len(items) + skipped
     if limit is not None:
         items = items[:limit]
+    client = ChatClient(config)  # reads the key now: an unset variable fails before any request
     if on_start is not None:
         on_start(len(items))
-    client = ChatClient(config)  # reads the key now: an unset variable fails before any request
     outcomes: list[ItemOutcome] = []
     aborted = ""
 
@@ -263,4 +328,8 @@ def suggest_session(
         errors=tuple(f"{o.item_id}: {o.error}" for o in no_verdict[:5]),
         no_verdict=len(no_verdict), request_failed=len(request_failed),
         request_errors=tuple(f"{o.item_id}: {o.error}" for o in request_failed[:5]),
+        echoed=sum(1 for o in no_verdict if o.reason == ECHO),
+        cut_off=sum(1 for o in no_verdict if o.reason == CUT_OFF),
+        contradictory=sum(1 for o in no_verdict if o.reason == CONTRADICTION),
+        one_order=sum(1 for o in stored if o.swapped_label is None) if prompt.kind == "pairwise" else 0,
     )
