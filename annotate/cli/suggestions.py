@@ -29,18 +29,24 @@ from annotate.text import plural
               help="Seconds to wait for one reply before retrying.")
 @click.option("--max-retries", type=click.IntRange(0, 20), default=5, show_default=True,
               help="Retries per request after timeouts, connection errors, 5xx and 429 (with backoff).")
+@click.option("--max-tokens", type=click.IntRange(0, 1_000_000), default=1024, show_default=True,
+              help="Longest reply, in tokens (the request's max_tokens), so a rambling model stops; a reply cut off"
+                   " before its verdict counts as no verdict. 0 sends no limit.")
 @click.option("--limit", type=click.IntRange(1), default=None, help="Ask about at most this many items now.")
 @click.option("--print-prompt", is_flag=True, help="Print the judge prompt this session would use, and stop.")
 @domain_errors
 def suggest(
     session: str, endpoint: str | None, model: str | None, api_key_env: str | None, concurrency: int,
-    prompt_file: Path | None, timeout: float, max_retries: int, limit: int | None, print_prompt: bool,
+    prompt_file: Path | None, timeout: float, max_retries: int, max_tokens: int, limit: int | None,
+    print_prompt: bool,
 ) -> None:
     """Ask an LLM judge for a verdict on each item, to show annotators as suggestions.
 
     Each pairwise item is asked twice, with the answers in both orders; the verdicts are mapped
-    back to slots and both are stored (position consistency). Replies are kept verbatim; a reply
-    without a readable verdict is recorded as a failure, never as a label. Items that already
+    back to slots and both are stored (position consistency). Replies are kept verbatim, with the
+    settings they were asked with; a reply without a verdict of its own (one that only repeats the
+    prompt, is cut off at --max-tokens, or contradicts itself) is recorded as a failure, never as a
+    label. Items that already
     have a suggestion from this model and prompt are skipped, so running the command again
     resumes. Suggestions are only shown under an experiment (spec section [experiment]; README,
     'LLM suggestions and anchoring experiments').
@@ -57,7 +63,10 @@ def suggest(
     from annotate.suggest.client import ClientConfig, SuggestError
     from annotate.suggest.prompts import load_prompt
     from annotate.suggest.run import suggest_session
+    from annotate.suggest.secret import env_var_problem
 
+    if api_key_env is not None and (problem := env_var_problem(api_key_env)) is not None:
+        raise click.ClickException(problem)  # before anything else can print or store the value
     spec = load_session(session)
     if print_prompt:
         path = prompt_file
@@ -72,7 +81,7 @@ def suggest(
         raise click.UsageError("--endpoint and --model are required (or --print-prompt)")
     prompt = load_prompt(spec.kind, prompt_file, spec.schema.scale)
     config = ClientConfig(endpoint=endpoint, model=model, api_key_env=api_key_env, timeout=timeout,
-                          max_retries=max_retries)
+                          max_retries=max_retries, max_tokens=max_tokens or None)
     import sys
 
     bar: Any = None
@@ -98,14 +107,21 @@ def suggest(
     unanswered = f", {summary.request_failed} without a reply" + (
         " (server unreachable or HTTP error)" if summary.request_failed else ""
     )
+    why = [text for count, text in (
+        (summary.echoed, f"{summary.echoed} only repeated the prompt"),
+        (summary.cut_off, f"{summary.cut_off} cut off at --max-tokens"),
+        (summary.contradictory, f"{summary.contradictory} contradicted themselves"),
+    ) if count]
     click.echo(
         f"asked about {plural(asked, 'item')}: {plural(summary.stored, 'suggestion')},"
-        f" {summary.no_verdict} without a verdict{unanswered}; {summary.skipped} already done (of {summary.total})"
+        f" {summary.no_verdict} without a verdict{' (' + '; '.join(why) + ')' if why else ''}{unanswered};"
+        f" {summary.skipped} already done (of {summary.total})"
     )
     if spec.kind == "pairwise" and summary.stored:
         both = summary.consistent + summary.inconsistent
+        alone = f"; {summary.one_order} more had no verdict in the swapped order" if summary.one_order else ""
         click.echo(f"position consistency: {summary.consistent} of {plural(both, 'item')} got the same verdict"
-                   " in both orders")
+                   f" in both orders{alone}")
     click.echo(f"prompt {summary.prompt_hash[:12]} ({prompt.source})")
     for line in summary.request_errors:
         click.echo(f"  no reply: {sanitize(line)[:200]}", err=True)

@@ -102,7 +102,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(\{.*?\})\s*```", re.DOTALL)
 
 _CONDITION_AFTER = re.compile(
-    r"""^[\s"'`’”»)\]]*(?:(?:if|when|whenever|means|denotes|indicates|stands\s+for|for\s+(?:a\s+)?ties?)\b|=)""",
+    r"""[\s"'`’”»)\]]*(?:(?:if|when|whenever|means|denotes|indicates|stands\s+for|for\s+(?:a\s+)?ties?)\b|=)""",
     re.IGNORECASE,
 )
 _EXAMPLE_BEFORE = re.compile(
