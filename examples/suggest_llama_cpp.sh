@@ -37,7 +37,11 @@ with open("items.jsonl", "w", encoding="utf-8") as out:
         out.write(json.dumps(record) + "\n")
 PY
 "$ANNOTATE" import bench items.jsonl
-time "$ANNOTATE" suggest bench --endpoint "http://127.0.0.1:$PORT/v1" --model judge --concurrency 1 --timeout 300
+# A very small model often repeats the prompt instead of judging: those replies are counted as
+# "only repeated the prompt" and stored as failures, never as labels; --max-tokens stops a model
+# that rambles on (a reply cut off before its verdict is no verdict either).
+time "$ANNOTATE" suggest bench --endpoint "http://127.0.0.1:$PORT/v1" --model judge --concurrency 1 --timeout 300 \
+    --max-tokens 512
 "$ANNOTATE" suggest bench --endpoint "http://127.0.0.1:$PORT/v1" --model judge   # resumes: nothing left to ask
 sed -i 's/^modes = \["none"\]$/modes = ["none", "upfront"]\nassign = "within"/; s/^planted_rate = 0.0$/planted_rate = 0.2/' \
     sessions/bench.toml
