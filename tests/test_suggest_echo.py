@@ -250,6 +250,11 @@ def test_instruction_like_markers_are_not_a_verdict(reply: str) -> None:
     assert (verdict.label, verdict.reason) == (None, ECHO), verdict
 
 
+@pytest.mark.parametrize("reply", ["[[A, B]]", "[[A/B]]", "[[A or B]]", "Verdict: [[A|B|C|D]]"])
+def test_a_marker_holding_the_options_is_not_a_verdict(reply: str) -> None:
+    assert parse_pairwise(reply).label is None
+
+
 @pytest.mark.parametrize(("reply", "label", "reason"), [
     ("[[A]]\n\n[[B]]", None, CONTRADICTION),
     # the answer repeated in both orders, as small models do
@@ -272,6 +277,8 @@ def test_grades_after_an_echo_and_grade_menus() -> None:
     assert parse_grade(texts[1] + "\n\nA fair answer. Rating: [[6]]", (1, 10), texts).label == "6"
     assert parse_grade('You must rate it, for example: "Rating: [[1]]".', (1, 10)).reason == ECHO
     assert parse_grade("Rate it from [[1]] to [[10]].", (1, 10)).reason == ECHO
+    assert parse_grade("Rate it on a scale of [[1-10]].", (1, 10)).label is None  # the scale, not grade 1
+    assert parse_grade("Rating: [[7/10]]", (1, 10)).label == "7"
     assert parse_grade("[[3]]\n\n[[9]]", (1, 10)).reason == CONTRADICTION
     assert parse_grade("[[8]] ... [[8.0]]", (1, 10)).label == "8"
     assert parse_grade("plain words", (1, 10)).reason == NO_VERDICT

@@ -25,7 +25,7 @@ model revised itself: the last marker wins if the text since the last different 
 which of two contradicting answers the model meant.
 
 Anything else, or a grade off the scale, is a `Verdict` with `label=None`, an `error` saying why
-and a `reason` (see REASONS); the caller records it with the raw reply and never turns it into
+and a `reason` (EMPTY, ECHO, ...); the caller records it with the raw reply and never turns it into
 a label.
 """
 
@@ -40,19 +40,14 @@ from itertools import pairwise
 from annotate.suggest.echo import Echo, strip_echo
 
 __all__ = [
-    "CONTRADICTION", "ECHO", "EMPTY", "NO_VERDICT", "OFF_SCALE", "REASONS", "Verdict", "parse_grade",
+    "CONTRADICTION", "ECHO", "EMPTY", "NO_VERDICT", "OFF_SCALE", "Verdict", "parse_grade",
     "parse_pairwise", "parse_verdict",
 ]
 
 EMPTY, ECHO, CONTRADICTION, NO_VERDICT, OFF_SCALE = "empty", "echo", "contradiction", "no_verdict", "off_scale"
-REASONS = {
-    EMPTY: "the reply was empty",
-    ECHO: "the reply repeats or restates the prompt, and its only verdict markers are the prompt's own",
-    CONTRADICTION: "the reply gives verdicts that contradict each other",
-    NO_VERDICT: "no verdict could be read",
-    OFF_SCALE: "the grade is not a whole number on the scale",
-}
-"""`Verdict.reason` when there is no label -> what it means."""
+"""`Verdict.reason` when there is no label: the reply was empty; it repeats or restates the prompt
+and its only markers are the prompt's; its verdicts contradict each other; no verdict could be
+read; the grade is not a whole number on the scale."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +60,7 @@ class Verdict:
     how: str = ""
     """Which rule found it: `brackets`, `json` or `line` (empty on error)."""
     reason: str = ""
-    """Why there is no label (a key of REASONS); empty when there is one."""
+    """Why there is no label (EMPTY, ECHO, CONTRADICTION, NO_VERDICT, OFF_SCALE); empty when there is one."""
     echoed_chars: int = 0
     """Characters of the reply set aside as a repeat of the prompt."""
 
@@ -282,9 +277,10 @@ def _grade(raw: str, scale: tuple[int, int], how: str, echoed: int = 0) -> Verdi
 
 
 def _grade_word(raw: str) -> str | None:
-    """The number a grade marker holds (`7`, `8.0`, `7/10`), as written, or None."""
+    """The number a grade marker holds (`7`, `8.0`, `7/10`), as written, or None (also for a
+    range such as `1-10`: the scale, not a grade)."""
     text = raw.strip()
-    return text if _NUMBER.match(text) else None
+    return text if _NUMBER.match(text) and not _RANGE.match(text) else None
 
 
 def _grade_key(value: str) -> float:
@@ -301,6 +297,8 @@ def _clean(reply: str) -> str:
 def _pair_word(raw: str) -> str | None:
     """Map a verdict word ('A', 'Assistant B', 'tie', '[C]', '"B"', 'B is better') to a label, or None."""
     word = re.sub(r"\s+", " ", raw.strip().strip("*_`'\".,;:!()[]{}<> ").lower())
+    if _SLOT_LIST.match(word):  # "[[A, B]]", "[[A/B]]": the options, not a choice
+        return None
     if word in _PAIR_WORDS:
         return _PAIR_WORDS[word]
     lead = _LEAD_SLOT.match(word)
@@ -315,6 +313,8 @@ def _pair_word(raw: str) -> str | None:
 _LEAD_SLOT = re.compile(
     r"^(?:(?:assistant|response|answer|model|output) )?([abcd])(?:$|\s*[(\-–,.:;]| (?:is|wins|better|because)\b)"
 )
+_SLOT_LIST = re.compile(r"^[abcd](?:\s*(?:,|/|\||or|and)\s*[abcd])+$")
+_RANGE = re.compile(r"^\d+\s*(?:-|–|to|\.\.)\s*\d+$", re.IGNORECASE)
 _LEAD_PHRASE = re.compile(r"^(?:an? |the )?(tie|draw|both bad|both are bad|neither|both unacceptable)\b")
 
 

@@ -81,7 +81,7 @@ class ItemOutcome:
     swapped_label: str | None = None
     error: str = ""
     reason: str = ""
-    """Why a reply had no verdict (`echo`, `length`, `contradiction`, ...; parse.REASONS); empty
+    """Why a reply had no verdict (`echo`, `length`, `contradiction`, ...: CUT_OFF and parse.py's); empty
     otherwise. For a stored item: why the swapped order had none, if it had none."""
 
     @property
