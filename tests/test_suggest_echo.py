@@ -153,12 +153,14 @@ def test_max_tokens_is_sent_and_defaults_to_1024(store: Store) -> None:
 
 def test_a_reply_cut_off_before_its_verdict_is_no_verdict_with_that_reason(store: Store) -> None:
     ramble = " ".join(["Let me think about this carefully."] * 60) + "\n\n[[A]]"
-    store.add_items([pair("long"), pair("short")])
-    with ChatServer({"long": [("text", ramble)], "short": [("text", "A is right. [[A]] " + ramble)]}) as server:
+    store.add_items([pair("long"), pair("short"), pair("thinks")])
+    behaviours = {"long": [("text", ramble)], "short": [("text", "A is right. [[A]] " + ramble)],
+                  "thinks": [("text", "<think>[[A]]? " + ramble + "</think> [[B]]")]}
+    with ChatServer(behaviours) as server:
         summary = run(store, server, max_tokens=50)
-    assert (summary.stored, summary.no_verdict, summary.cut_off, summary.echoed) == (1, 1, 1, 0)
-    (failure,) = store.suggestion_failures()
-    assert failure.item_id == "long"
+    assert (summary.stored, summary.no_verdict, summary.cut_off, summary.echoed) == (1, 2, 2, 0)
+    assert store.suggestion_failures("thinks")[0].error.startswith("cut off at max_tokens = 50")
+    failure = store.suggestion_failures("long")[0]
     assert "cut off at max_tokens = 50 (finish_reason: length) before a verdict" in failure.error
     reply = json.loads(failure.raw)["replies"][0]
     assert (reply["reason"], reply["finish_reason"]) == (CUT_OFF, "length")
@@ -268,6 +270,13 @@ def test_a_marker_holding_the_options_is_not_a_verdict(reply: str) -> None:
 def test_contradicting_verdicts(reply: str, label: str | None, reason: str) -> None:
     verdict = parse_pairwise(reply)
     assert (verdict.label, verdict.reason) == (label, reason), verdict
+
+
+def test_a_reasoning_models_deliberation_is_not_its_verdict() -> None:
+    assert parse_pairwise("<think>A looks right [[A]]... but B is more precise.</think>\n\n[[B]]").label == "B"
+    assert parse_pairwise("<think>\nWeighing [[A]] against [[B]]\n</think>").reason == NO_VERDICT
+    assert parse_pairwise("<think>Weighing [[A]] against [[B]] and it goes on").reason == NO_VERDICT  # cut off
+    assert parse_grade("<thinking>[[3]]? no</thinking> Rating: [[8]]", (1, 10)).label == "8"
 
 
 def test_grades_after_an_echo_and_grade_menus() -> None:

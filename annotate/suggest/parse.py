@@ -17,7 +17,8 @@ precedence, in what is left:
 3. A line such as `Verdict: A`, `**Final verdict:** Assistant B`, `Rating: 7/10`, `Score - 8`
    (case, markdown emphasis and spacing ignored); the last such line wins.
 
-Several markers that agree are one verdict. Markers that disagree are a verdict only when the
+A reasoning model's `<think>...</think>` block is its deliberation, not its answer, and is set
+aside too. Several markers that agree are one verdict. Markers that disagree are a verdict only when the
 model revised itself: the last marker wins if the text since the last different one says so
 (`final`, `verdict`, `overall`, `on reflection`, `actually`, `instead`, `therefore`, `so`,
 `then`, ...), as in "first [[2]] then, on reflection, [[6]]". Otherwise ("[[A]] ... [[B]]",
@@ -94,6 +95,8 @@ _LINE_GRADE = re.compile(
 )
 _NUMBER = re.compile(r"^[+-]?\d+(?:\.\d+)?")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.")
+_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<(?:think|thinking|reasoning)>", re.IGNORECASE)
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(\{.*?\})\s*```", re.DOTALL)
 
 _CONDITION_AFTER = re.compile(
@@ -130,9 +133,9 @@ def parse_verdict(reply: str, kind: str, scale: tuple[int, int] = (1, 10), promp
 
 def parse_pairwise(reply: str, prompt: Sequence[str] = ()) -> Verdict:
     """`A`, `B`, `tie` or `both_bad` (A = the answer presented first), or an error."""
-    text = _clean(reply)
+    text = _answer(reply)
     if not text.strip():
-        return Verdict(None, "empty reply", reason=EMPTY)
+        return _nothing(reply)
     echo = strip_echo(text, [_clean(p) for p in prompt])
     markers = _markers(text, _pair_word)
     own = [m for m in markers if not echo.covers(m.start, m.end)]
@@ -153,9 +156,9 @@ def parse_pairwise(reply: str, prompt: Sequence[str] = ()) -> Verdict:
 
 def parse_grade(reply: str, scale: tuple[int, int] = (1, 10), prompt: Sequence[str] = ()) -> Verdict:
     """A whole grade on `scale`, as text (`"7"`), or an error."""
-    text = _clean(reply)
+    text = _answer(reply)
     if not text.strip():
-        return Verdict(None, "empty reply", reason=EMPTY)
+        return _nothing(reply)
     echo = strip_echo(text, [_clean(p) for p in prompt])
     markers = _markers(text, _grade_word)
     own = [m for m in markers if not echo.covers(m.start, m.end)]
@@ -286,6 +289,21 @@ def _grade_word(raw: str) -> str | None:
 def _grade_key(value: str) -> float:
     match = _NUMBER.match(value)
     return float(match.group(0)) if match else float("nan")
+
+
+def _answer(reply: str) -> str:
+    """The reply, cleaned, without a reasoning model's `<think>...</think>` blocks (an unclosed one
+    runs to the end): the model's deliberation, which may weigh both answers, is not its verdict."""
+    text = _THINK.sub("\n", _clean(reply))
+    unclosed = _THINK_OPEN.search(text)
+    return text[: unclosed.start()] if unclosed else text
+
+
+def _nothing(reply: str) -> Verdict:
+    if reply.strip():
+        return Verdict(None, "the reply holds only the model's reasoning (<think>...) and no answer",
+                       reason=NO_VERDICT)
+    return Verdict(None, "empty reply", reason=EMPTY)
 
 
 def _clean(reply: str) -> str:
