@@ -24,6 +24,7 @@ inside the repeated run itself. Cost is linear in the lengths of the reply and t
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -68,7 +69,7 @@ def words(text: str) -> list[tuple[str, int, int]]:
     out = []
     for match in _WORD.finditer(text):
         token = match.group(0)
-        if token.startswith("[["):
+        if token[0] == "[":
             token = "[[" + _SPACE.sub(" ", token[2:-2].strip()) + "]]"
         out.append((token.casefold(), match.start(), match.end()))
     return out
@@ -79,37 +80,54 @@ def strip_echo(reply: str, prompts: Sequence[str]) -> Echo:
     tokens = words(reply)
     if not tokens or not prompts:
         return Echo(reply, (), 0, _visible(reply))
-    runs: set[tuple[str, ...]] = set()
-    lines: set[tuple[str, ...]] = set()
-    for prompt in prompts:
-        prompt_words = [w for w, _, _ in words(prompt)]
-        runs.update(tuple(prompt_words[i : i + MIN_RUN]) for i in range(len(prompt_words) - MIN_RUN + 1))
-        for line in prompt.splitlines():
-            line_words = tuple(w for w, _, _ in words(line))
-            if len(line_words) >= MIN_LINE:
-                lines.add(line_words)
+    indexes = [_index(prompt) for prompt in prompts]
     normalized = [w for w, _, _ in tokens]
     echoed = [False] * len(tokens)
     for i in range(len(tokens) - MIN_RUN + 1):
-        if tuple(normalized[i : i + MIN_RUN]) in runs:
+        window = tuple(normalized[i : i + MIN_RUN])
+        if any(window in runs for runs, _ in indexes):
             echoed[i : i + MIN_RUN] = [True] * MIN_RUN
-    if lines:
-        _mark_lines(reply, tokens, lines, echoed)
+    short_lines = set().union(*(lines for _, lines in indexes))
+    if short_lines:
+        _mark_lines(reply, tokens, short_lines, echoed)
     for i, (word, _, _) in enumerate(tokens):
         if echoed[i] and word.startswith("[[") and (i + 1 == len(tokens) or not echoed[i + 1]):
             echoed[i] = False
     return _cut(reply, tokens, echoed)
 
 
+@functools.lru_cache(maxsize=8)
+def _index(prompt: str) -> tuple[frozenset[tuple[str, ...]], frozenset[tuple[str, ...]]]:
+    """A message's runs of MIN_RUN words, and its lines of MIN_LINE to MIN_RUN - 1 words (longer
+    lines are found as runs). Cached: the system message is the same for every request."""
+    runs: set[tuple[str, ...]] = set()
+    lines: set[tuple[str, ...]] = set()
+    all_words: list[str] = []
+    line: list[str] = []
+    end = 0
+    for word, start, stop in words(prompt):
+        if "\n" in prompt[end:start]:
+            if MIN_LINE <= len(line) < MIN_RUN:
+                lines.add(tuple(line))
+            line = []
+        all_words.append(word)
+        line.append(word)
+        end = stop
+    if MIN_LINE <= len(line) < MIN_RUN:
+        lines.add(tuple(line))
+    runs.update(tuple(all_words[i : i + MIN_RUN]) for i in range(len(all_words) - MIN_RUN + 1))
+    return frozenset(runs), frozenset(lines)
+
+
 def _mark_lines(reply: str, tokens: list[tuple[str, int, int]], lines: set[tuple[str, ...]],
                 echoed: list[bool]) -> None:
-    """Mark the words of every reply line that is, word for word, a whole line of the prompt."""
+    """Mark the words of every reply line that is, word for word, a whole short line of the prompt."""
     breaks = [m.start() for m in re.finditer("\n", reply)]
     by_line: dict[int, list[int]] = {}
     for index, (_, start, _) in enumerate(tokens):
         by_line.setdefault(bisect.bisect(breaks, start), []).append(index)
     for indexes in by_line.values():
-        if len(indexes) >= MIN_LINE and tuple(tokens[i][0] for i in indexes) in lines:
+        if MIN_LINE <= len(indexes) < MIN_RUN and tuple(tokens[i][0] for i in indexes) in lines:
             for i in indexes:
                 echoed[i] = True
 
