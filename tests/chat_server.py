@@ -54,6 +54,9 @@ class ChatServer:
         self.requests: list[dict[str, Any]] = []
         self.counts: dict[tuple[str, str], int] = defaultdict(int)
         self.lock = threading.Lock()
+        self.in_flight = 0
+        self.most_in_flight = 0
+        """The most requests the server was handling at once."""
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -74,7 +77,14 @@ class ChatServer:
                     self._send(404, {}, b'{"error": "not found"}')
                     return
                 step = server._step(body, dict(self.headers))
-                self._perform(step, body)
+                with server.lock:
+                    server.in_flight += 1
+                    server.most_in_flight = max(server.most_in_flight, server.in_flight)
+                try:
+                    self._perform(step, body)
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
 
             def _perform(self, step: Step, body: dict[str, Any]) -> None:
                 kind = step[0]

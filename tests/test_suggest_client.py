@@ -265,15 +265,11 @@ def test_position_inconsistent_judge_is_counted(store: Store) -> None:
 def test_concurrency_bounds_requests_in_flight(store: Store) -> None:
     store.add_items([pair(f"c{n}") for n in range(8)])
     with ChatServer(default=[("judge", 0.25)]) as server:
-        started = time.monotonic()
         summary = run(store, server, concurrency=4)
-        elapsed = time.monotonic() - started
     assert summary.stored == 8
-    starts = sorted(r["time"] for r in server.requests)
-    # 16 requests of 0.25 s, 4 at a time: about 1 s; one at a time would take 4 s
-    assert elapsed < 3.0
-    most_at_once = max(sum(1 for t in starts if s <= t < s + 0.2) for s in starts)
-    assert most_at_once <= 4
+    # 16 requests that each take 0.25 s on the server: several run at once, never more than 4
+    # (counted by the server, not timed, so a busy machine cannot make it fail)
+    assert 2 <= server.most_in_flight <= 4
 
 
 def test_unauthorized_stops_the_run_and_never_shows_the_key(store: Store, caplog: pytest.LogCaptureFixture) -> None:
