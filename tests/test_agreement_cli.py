@@ -219,3 +219,30 @@ def test_hostile_rater_names_are_shown_inert(tmp_path: Path) -> None:
     data = run_json(str(path), "--bootstrap", "0")
     assert {frozenset(p["raters"]) for p in data["cohen_kappa"]} == {frozenset(pair) for pair in
                                                                      [evil[:2], evil[1:], evil[::2]]}
+
+
+SPACED = {"a": [1, 2, 2, 5, 10, 10, 1, 5], "b": [1, 2, 5, 5, 10, 5, 2, 10], "c": [3, 7, 20, 2, 10, 7, 3, 5]}
+"""Unequally spaced numeric labels; rater c uses values a and b never use."""
+
+
+def _write_spaced(path: Path, raters: tuple[str, ...]) -> Path:
+    lines = ["unit," + ",".join(raters)]
+    lines += [f"u{u}," + ",".join(str(SPACED[r][u]) for r in raters) for u in range(8)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("level", ["interval", "ratio"])
+def test_interval_kappa_and_alpha_use_the_values_and_ignore_other_raters(tmp_path: Path, level: str) -> None:
+    two = run_json(str(_write_spaced(tmp_path / "ab.csv", ("a", "b"))), "--layout", "wide", "--level", level)
+    three = run_json(str(_write_spaced(tmp_path / "abc.csv", ("a", "b", "c"))), "--layout", "wide", "--level", level)
+    ab_alone = two["cohen_kappa"][0]
+    ab_with_c = next(p for p in three["cohen_kappa"] if p["raters"] == ["a", "b"])
+    for key in ("estimate", "weighted_linear", "weighted_quadratic", "ci", "weighted_linear_ci"):
+        assert ab_with_c[key] == pytest.approx(ab_alone[key], abs=1e-12), key
+    x, y = np.array(SPACED["a"], float), np.array(SPACED["b"], float)
+    linear = 1 - np.abs(x - y).mean() / np.abs(x[:, None] - y[None, :]).mean()  # Cohen (1968) on the values
+    assert ab_alone["weighted_linear"] == pytest.approx(linear, abs=1e-12)
+    expected = krippendorff.alpha(reliability_data=np.array([SPACED[r] for r in "abc"], float),
+                                  level_of_measurement=level)
+    assert three["krippendorff_alpha"]["estimate"] == pytest.approx(expected, abs=1e-9)

@@ -13,7 +13,7 @@ How the matrix relates to ``categories`` (the *value domain*):
 * ``categories=None`` means the domain is the sorted distinct values found in the matrix.
 
 Nominal and ordinal statistics use only equality and the category order, so they give the same
-result on codes and on numbers; interval and ratio distances use the numbers.
+result on codes and on numbers; interval and ratio distances (alpha, weighted kappa) use the numbers.
 
 Every coefficient is a function of sums of per-unit sufficient statistics (per-unit coincidence
 matrices for alpha, per-unit category counts for Fleiss/Gwet/percent agreement, per-unit cells of
@@ -54,6 +54,7 @@ __all__ = [
     "fleiss_kappa",
     "gwet_ac1",
     "interpret_alpha",
+    "kappa_scores",
     "krippendorff_alpha",
     "percent_agreement",
     "ratings_matrix",
@@ -451,14 +452,27 @@ def gwet_ac1(
 # --------------------------------------------------------------------------------------------
 
 
-def _disagreement_weights(kind: KappaWeights, n_values: int) -> np.ndarray:
-    """Cohen (1968) disagreement weights v_ij on category positions: 1-[i=j], |i-j| or (i-j)^2.
+def kappa_scores(level: Level | None, domain: np.ndarray) -> np.ndarray:
+    """The number each category stands for in Cohen's (1968) weights, shape ``(V,)`` float64.
 
-    Agreement weights 1 - |i-j|/(q-1) (linear) and 1 - (i-j)^2/(q-1)^2 (quadratic) give the same
-    kappa: kappa_w is invariant to the scale of v.
+    Interval and ratio: the label values themselves (``domain``), so the weight of a disagreement
+    is the distance between the two labels and depends on nothing else in the file: categories
+    that neither rater of the pair used add empty rows and columns to the pair table, and adding a
+    third rater cannot change a pair's kappa.  Nominal, ordinal and None: the positions
+    ``0 .. V - 1`` in the declared category order (ordinal labels are ranks, not amounts).
     """
-    pos = np.arange(n_values, dtype=np.float64)
-    diff = np.abs(pos[:, None] - pos[None, :])
+    if level in ("interval", "ratio"):
+        return np.asarray(domain, dtype=np.float64)
+    return np.arange(domain.size, dtype=np.float64)
+
+
+def _disagreement_weights(kind: KappaWeights, scores: np.ndarray) -> np.ndarray:
+    """Cohen (1968) disagreement weights v_ij = 1-[i=j], |s_i-s_j| or (s_i-s_j)^2 on category scores s.
+
+    With positions as scores, the agreement weights 1 - |i-j|/(q-1) (linear) and
+    1 - (i-j)^2/(q-1)^2 (quadratic) give the same kappa: kappa_w is invariant to the scale of v.
+    """
+    diff = np.abs(scores[:, None] - scores[None, :])
     if kind == "unweighted":
         return (diff > 0).astype(np.float64)
     if kind == "linear":
@@ -484,9 +498,14 @@ def _kappa_statistic(v: np.ndarray):
 
 
 def _cohen_family(
-    idx: np.ndarray, a: int, b: int, n_values: int, kinds: Sequence[KappaWeights], n_boot: int, seed: int | None
+    idx: np.ndarray, a: int, b: int, scores: np.ndarray, kinds: Sequence[KappaWeights], n_boot: int,
+    seed: int | None,
 ) -> dict[str, Estimate]:
-    """Cohen's kappa of raters (columns) ``a`` and ``b`` for each weighting, on the same resamples."""
+    """Cohen's kappa of raters (columns) ``a`` and ``b`` for each weighting, on the same resamples.
+
+    scores: `kappa_scores` of the categories, shape ``(V,)``.
+    """
+    n_values = scores.size
     both = (idx[:, a] >= 0) & (idx[:, b] >= 0)
     cells = idx[both, a] * n_values + idx[both, b]
     features = np.zeros((cells.size, n_values * n_values))
@@ -494,7 +513,7 @@ def _cohen_family(
     n = int(both.sum())
     return estimates_from_features(
         features,
-        {kind: _kappa_statistic(_disagreement_weights(kind, n_values)) for kind in kinds},
+        {kind: _kappa_statistic(_disagreement_weights(kind, scores)) for kind in kinds},
         n_boot=n_boot,
         seed=seed,
         n_units=n,
@@ -510,14 +529,24 @@ def cohen_kappa(
     categories: Sequence[Any] | None = None,
     *,
     weights: KappaWeights = "unweighted",
+    level: Level | None = None,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | None = 0,
 ) -> Estimate:
     """Cohen's kappa between two raters (matrix columns ``rater_a``, ``rater_b``) on the units both rated.
 
-    Unweighted: Cohen (1960).  Weighted: Cohen (1968) with linear or quadratic disagreement weights on
-    the category *positions* in ``categories`` (not on their numeric values), as
-    ``vcd::Kappa`` "Equal-Spacing" / "Fleiss-Cohen" and sklearn ``cohen_kappa_score(weights=...)``.
+    Unweighted: Cohen (1960).  Weighted: Cohen (1968), kappa_w = 1 - n sum v_ij n_ij / sum v_ij n_i. n_.j,
+    with linear (|s_i - s_j|) or quadratic ((s_i - s_j)^2) disagreement weights v on category scores s
+    (`kappa_scores`):
+
+    * ``level`` interval or ratio: s = the numeric label values, so a disagreement of 1 vs 10 weighs
+      nine times one of 1 vs 2 and the pair's kappa does not depend on labels other raters used;
+      the categories must be numbers.  Quadratic weights on values are the weighting under which
+      kappa_w approaches the intraclass correlation (Fleiss & Cohen 1973).
+    * otherwise (nominal, ordinal, None): s = the category *positions* in ``categories`` (the
+      declared order), as ``vcd::Kappa`` "Equal-Spacing" / "Fleiss-Cohen" and sklearn
+      ``cohen_kappa_score(weights=...)`` on a fixed label list.
+
     The chance term uses each rater's own marginals over the jointly rated units.  The bootstrap
     resamples those units.  NaN when the expected disagreement is 0.
     """
@@ -525,7 +554,15 @@ def cohen_kappa(
     for col in (rater_a, rater_b):
         if not 0 <= col < idx.shape[1]:
             raise ValueError(f"rater column {col} out of range for {idx.shape[1]} raters")
-    return _cohen_family(idx, rater_a, rater_b, domain.size, (weights,), n_boot, seed)[weights]
+    scores = _pair_scores(level, domain, categories)
+    return _cohen_family(idx, rater_a, rater_b, scores, (weights,), n_boot, seed)[weights]
+
+
+def _pair_scores(level: Level | None, domain: np.ndarray, categories: Sequence[Any] | None) -> np.ndarray:
+    """`kappa_scores`, refusing text categories at the levels whose weights are label values."""
+    if level in ("interval", "ratio") and categories is not None and not all(_is_number(c) for c in categories):
+        raise ValueError(f"at the {level} level the categories must be numbers, got {list(categories)[:5]}")
+    return kappa_scores(level, domain)
 
 
 # --------------------------------------------------------------------------------------------
@@ -613,8 +650,8 @@ def agreement_table(
     """Krippendorff's alpha, Fleiss' kappa, Gwet's AC1, percent agreement and pairwise Cohen's kappa.
 
     matrix: ``(n_units, n_raters)``, NaN for missing, as returned by `ratings_matrix`;
-    rater_ids: one id per column.  Weighted Cohen's kappas are computed at the ordinal level and
-    above.  Every interval is a 95 % percentile bootstrap over units with ``n_boot`` resamples seeded
+    rater_ids: one id per column.  Weighted Cohen's kappas are computed at the ordinal level (on
+    category positions) and above (interval, ratio: on the label values; see `cohen_kappa`).  Every interval is a 95 % percentile bootstrap over units with ``n_boot`` resamples seeded
     by ``seed`` (each coefficient resamples the units it uses; see each function).
     """
     if level not in LEVELS:
@@ -623,13 +660,14 @@ def agreement_table(
     if matrix.ndim != 2 or len(rater_ids) != matrix.shape[1]:
         raise ValueError(f"need one rater id per column: {len(rater_ids)} ids for shape {matrix.shape}")
     idx, domain = _encode(matrix, categories)
+    scores = _pair_scores(level, domain, categories)
     family = _count_family(matrix, categories, n_boot, seed)
     kinds: tuple[KappaWeights, ...] = ("unweighted",) if level == "nominal" else ("unweighted", "linear", "quadratic")
     pairs = []
     for a, b in combinations(range(matrix.shape[1]), 2):
         if not ((idx[:, a] >= 0) & (idx[:, b] >= 0)).any():
             continue
-        k = _cohen_family(idx, a, b, domain.size, kinds, n_boot, seed)
+        k = _cohen_family(idx, a, b, scores, kinds, n_boot, seed)
         pairs.append(PairKappa((rater_ids[a], rater_ids[b]), k["unweighted"], k.get("linear"), k.get("quadratic")))
     return AgreementTable(
         level=level,

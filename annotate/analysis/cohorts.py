@@ -81,7 +81,8 @@ def pooled_agreement_table(
     kinds = ("unweighted",) if level == "nominal" else ("unweighted", "linear", "quadratic")
     kappas = []
     for a, b in pairs:
-        k = {w: cohen_kappa(matrix, a, b, categories, weights=w, n_boot=n_boot, seed=seed) for w in kinds}
+        k = {w: cohen_kappa(matrix, a, b, categories, weights=w, level=level, n_boot=n_boot, seed=seed)
+             for w in kinds}
         kappas.append(PairKappa((rater_ids[a], rater_ids[b]), k["unweighted"], k.get("linear"), k.get("quadratic")))
     return AgreementTable(
         level=level,

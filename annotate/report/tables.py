@@ -104,8 +104,8 @@ def pair_table(
             row += [_num(wl.estimate) if wl else None, ci(wl), _num(wq.estimate) if wq else None, ci(wq)]
         row.append(pair.n_units)
         rows.append(tuple(row))
-    pair_notes = ["Cohen's kappa on the units both raters rated (Cohen 1960; weighted: Cohen 1968, on category "
-                  "positions)."]
+    weights_on = "the label values" if table.level in ("interval", "ratio") else "category positions"
+    pair_notes = [f"Cohen's kappa on the units both raters rated (Cohen 1960; weighted: Cohen 1968, on {weights_on})."]
     if len(shown) < len(pairs):
         pair_notes.append(f"{plural(len(pairs) - len(shown), 'more pair')} with fewer units in common "
                           f"{'is' if len(pairs) - len(shown) == 1 else 'are'} in the JSON report.")

@@ -478,3 +478,75 @@ def test_interpret_alpha(alpha: float, reading: str) -> None:
     """Krippendorff (2004, section 11.4.4): rely on alpha >= .800, tentative conclusions for .667-.800."""
     assert interpret_alpha(alpha) == reading
     assert interpret_alpha(float("nan")) == "unreliable"
+
+
+# ----------------------------------------------------------------------------------------------
+# Weighted kappa at the interval and ratio levels: weights on the label values
+# ----------------------------------------------------------------------------------------------
+
+GRADES_X = [1.0, 2.0, 2.0, 5.0, 10.0, 10.0, 1.0, 5.0, 2.0, 10.0, 5.0, 1.0]
+GRADES_Y = [1.0, 2.0, 5.0, 5.0, 10.0, 5.0, 2.0, 10.0, 1.0, 10.0, 10.0, 2.0]
+
+
+def _kappa_from_pairs(x: list[float], y: list[float], power: int) -> Fraction:
+    """Cohen's (1968) weighted kappa straight from its definition on the raw pairs, exactly:
+    1 - mean disagreement of the observed pairs / mean disagreement of all n^2 cross pairs, with
+    disagreement |x - y|^power on the label values (no contingency table, no category list)."""
+    fx, fy = [Fraction(v) for v in x], [Fraction(v) for v in y]
+    n = len(fx)
+    observed = sum(abs(a - b) ** power for a, b in zip(fx, fy, strict=True)) / n
+    expected = sum(abs(a - b) ** power for a in fx for b in fy) / (n * n)
+    return 1 - observed / expected
+
+
+@pytest.mark.parametrize(("weights", "power"), [("linear", 1), ("quadratic", 2)])
+@pytest.mark.parametrize("level", ["interval", "ratio"])
+def test_weighted_kappa_on_values_matches_the_definition(weights: str, power: int, level: str) -> None:
+    m = np.column_stack([GRADES_X, GRADES_Y])
+    exact = float(_kappa_from_pairs(GRADES_X, GRADES_Y, power))
+    got = cohen_kappa(m, 0, 1, [1, 2, 5, 10], weights=weights, level=level, n_boot=0).estimate  # type: ignore[arg-type]
+    assert got == pytest.approx(exact, abs=1e-12)
+    positions = cohen_kappa(m, 0, 1, [1, 2, 5, 10], weights=weights, level="ordinal", n_boot=0).estimate  # type: ignore[arg-type]
+    assert abs(positions - exact) > 0.01  # the values' spacing matters: 1 -> 2 is not 5 -> 10
+
+
+def test_quadratic_kappa_on_values_is_lins_concordance() -> None:
+    """Quadratically weighted kappa on the values equals Lin's (1989) concordance correlation
+    2 s_xy / (s_x^2 + s_y^2 + (mean_x - mean_y)^2) with 1/n moments (Fleiss & Cohen 1973)."""
+    x, y = np.asarray(GRADES_X), np.asarray(GRADES_Y)
+    ccc = 2 * np.cov(x, y, bias=True)[0, 1] / (x.var() + y.var() + (x.mean() - y.mean()) ** 2)
+    got = cohen_kappa(np.column_stack([x, y]), 0, 1, weights="quadratic", level="interval", n_boot=0)
+    assert got.estimate == pytest.approx(ccc, abs=1e-12)
+
+
+@pytest.mark.parametrize("level", ["interval", "ratio"])
+def test_a_third_rater_does_not_change_a_pairs_kappa(level: str) -> None:
+    """Rater c uses values (3, 7, 20) that a and b never used; a-b's kappas and intervals stay the same."""
+    pair = np.column_stack([GRADES_X, GRADES_Y])
+    third = np.array([[3.0], [7.0], [20.0], [2.0], [10.0], [7.0], [3.0], [5.0], [1.0], [20.0], [NAN], [3.0]])
+    alone = agreement_table(pair, level, None, ["a", "b"], n_boot=200, seed=5).cohen_kappa[0]  # type: ignore[arg-type]
+    table = agreement_table(np.hstack([pair, third]), level, None, ["a", "b", "c"], n_boot=200, seed=5)  # type: ignore[arg-type]
+    with_c = next(p for p in table.cohen_kappa if p.raters == ("a", "b"))
+    for kind in ("estimate", "weighted_linear", "weighted_quadratic"):
+        before, after = getattr(alone, kind), getattr(with_c, kind)
+        assert after.estimate == pytest.approx(before.estimate, abs=1e-12)
+        assert (after.ci_low, after.ci_high) == pytest.approx((before.ci_low, before.ci_high), abs=1e-12)
+    assert alone.weighted_linear.estimate == pytest.approx(float(_kappa_from_pairs(GRADES_X, GRADES_Y, 1)))
+
+
+def test_ordinal_kappa_keeps_the_declared_order() -> None:
+    """At the ordinal level the weights are positions in --order, whatever labels the file holds."""
+    long_df = pd.DataFrame({
+        "unit": [1, 1, 2, 2, 3, 3, 4, 4],
+        "rater": list("abababab"),
+        "label": ["low", "low", "mid", "high", "high", "high", "low", "mid"],
+    })
+    m, _, raters, cats = ratings_matrix(long_df, order=["low", "mid", "high", "top"])
+    got = agreement_table(m, "ordinal", cats, list(raters), n_boot=0).cohen_kappa[0].weighted_linear
+    x, y = [0, 1, 2, 0], [0, 2, 2, 1]
+    n, q = 4, 4
+    po = sum(1 - Fraction(abs(a - b), q - 1) for a, b in zip(x, y, strict=True)) / n
+    pe = sum(1 - Fraction(abs(a - b), q - 1) for a in x for b in y) / (n * n)
+    assert got is not None and got.estimate == pytest.approx(float((po - pe) / (1 - pe)), abs=1e-12)
+    with pytest.raises(ValueError, match="must be numbers"):
+        cohen_kappa(m, 0, 1, cats, weights="linear", level="interval", n_boot=0)
