@@ -651,8 +651,9 @@ def agreement_table(
 
     matrix: ``(n_units, n_raters)``, NaN for missing, as returned by `ratings_matrix`;
     rater_ids: one id per column.  Weighted Cohen's kappas are computed at the ordinal level (on
-    category positions) and above (interval, ratio: on the label values; see `cohen_kappa`).  Every interval is a 95 % percentile bootstrap over units with ``n_boot`` resamples seeded
-    by ``seed`` (each coefficient resamples the units it uses; see each function).
+    category positions) and above (interval, ratio: on the label values; see `cohen_kappa`).  Every
+    interval is a 95 % percentile bootstrap over units with ``n_boot`` resamples seeded by ``seed``
+    (each coefficient resamples the units it uses; see each function).
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
