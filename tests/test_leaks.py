@@ -47,3 +47,59 @@ def test_warning_lists_items_and_caps_the_list() -> None:
     assert "i0 (A: Claude, B: Gemini)" in warning and "i19 (A: Claude)" in warning
     assert "i20" not in warning and warning.endswith("and 5 more")
     assert leak_warning([]) is None
+
+
+def story(item_id: str, prompt: str, a: str, b: str = "Fine.", models: tuple[str | None, str | None] = (None, None),
+          ) -> Item:
+    return Item(item_id, "pairwise", (Message("user", prompt),),
+                (Response("A", a, models[0]), Response("B", b, models[1])))
+
+
+def test_hidden_characters_fullwidth_and_lookalikes_do_not_hide_a_name() -> None:
+    leaks = find_identity_leaks([
+        item("zw", "I am C\u200blaude, here to help."),
+        item("fw", "ＣｈａｔＧＰＴ here: sure."),
+        item("cyr", "Hi! I'm \u0421laude (with a Cyrillic C).", b="Made by Оpen\u2060AI."),
+        item("greek", "Trained by \u0391nthropic."),
+        item("math", "\U0001d402\U0001d425\U0001d41a\U0001d42e\U0001d41d\U0001d41e at your service."),
+        item("soft", "I am Ge\u00admini\ufe0f, a model."),
+    ])
+    assert leaks == [
+        Leak("zw", "A", "Claude"), Leak("fw", "A", "ChatGPT"), Leak("cyr", "A", "Claude"),
+        Leak("cyr", "B", "OpenAI"), Leak("greek", "A", "Anthropic"), Leak("math", "A", "Claude"),
+        Leak("soft", "A", "Gemini"),
+    ]
+
+
+def test_an_ordinary_word_used_as_a_name_does_not_fire() -> None:
+    leaks = find_identity_leaks([
+        story("tale", "Write a story about a dragon called Zephyr.",
+              "Zephyr spread her wings. As Zephyr flew over the falcon's nest, the wind rose.",
+              "Once, Zephyr the dragon ...", models=("zephyr-7b-beta", "mistral-7b-instruct")),
+        story("wind", "Describe the weather.", "A gentle zephyr from the west; a falcon overhead; a llama grazes."),
+        story("poem", "A sonnet in the style of the Bard, please.", "The Bard would say ..."),
+    ])
+    assert leaks == []
+
+
+def test_an_ordinary_word_fires_when_it_reads_as_a_model() -> None:
+    leaks = find_identity_leaks([
+        story("self", "Who are you?", "I am Zephyr, a model by HuggingFace."),
+        story("size", "Which model?", "This answer comes from zephyr-7b.", b="Running on Llama 2."),
+        story("vendor", "Hi", "Sure! As Gemini, I can help.", b="Gemini, Google's assistant, says hi."),
+        story("asked", "Tell me about Zephyr the dragon. Who are you?", "I'm Zephyr, a language model."),
+    ])
+    assert leaks == [
+        Leak("self", "A", "Zephyr"), Leak("size", "A", "Zephyr"), Leak("size", "B", "LLaMA"),
+        Leak("vendor", "A", "Gemini"), Leak("vendor", "B", "Gemini"), Leak("asked", "A", "Zephyr"),
+    ]
+
+
+def test_names_the_prompt_brings_up_count_only_as_self_introductions() -> None:
+    leaks = find_identity_leaks([
+        story("compare", "Compare ChatGPT and Claude for coding.", "ChatGPT is faster; Claude writes more.",
+              b="I'm Claude, and I think ChatGPT is good too."),
+        story("models", "What do you think of quartz-70b?", "quartz-70b is a fine model.",
+              b="As quartz-70b, I must say ...", models=("quartz-70b", "basalt-8b")),
+    ])
+    assert leaks == [Leak("compare", "B", "Claude"), Leak("models", "B", "quartz-70b")]

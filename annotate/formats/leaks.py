@@ -4,11 +4,26 @@ Annotators must not know which model wrote what; a response that names itself br
 blinding on that item. Importers warn (they do not fail: the text is what the model said, and a
 lead may want to judge it anyway) and list the items, so the lead can drop or edit them.
 
-Matching is case-insensitive on word boundaries (letters and digits; so `GPT-4` matches in
-"gpt-4-turbo" but `Bard` does not match "Bardot"). The terms are a fixed list of model families
-and vendors plus every model name found in the items' own `model` fields (names of at least
-MIN_MODEL_NAME characters, so a model called "a" does not flag every text). False positives are
-expected ("a llama is a camelid"): it is a warning for a human to read.
+What is matched: a fixed list of model families and vendors (KNOWN_TERMS) plus every model name
+found in the items' own `model` fields (names of at least MIN_MODEL_NAME characters, so a model
+called "a" does not flag every text); never other words of the file. How:
+
+- On the text as it looks, not as it is encoded (`annotate.formats.lookalikes.fold`): zero-width
+  and other invisible characters are removed, fullwidth and mathematical letters and Cyrillic or
+  Greek lookalikes become Latin, so `C\u200blaude` and `ＣｈａｔＧＰＴ` are found.
+- Whole words, case-insensitively (letters and digits are word characters; so `GPT-4` matches in
+  "gpt-4-turbo" but `Bard` does not match "Bardot").
+- Family names that are ordinary words (ORDINARY_WORDS: Zephyr, Falcon, Llama, Gemini, Bard, ...)
+  count only where they read as a model: with a version or size ("zephyr-7b", "Llama 2"), in a
+  self-introduction ("I am Zephyr", "As Gemini, ..."), or with a word about AI models near them
+  ("a model", "assistant", "trained by", a vendor). A wind or a character called Zephyr does not.
+- A name the item's own prompt (its conversation, and the user turns of the histories) already
+  mentions is the user's word, not a leak: the response counts only when it introduces itself
+  by it ("I'm Claude"). A prompt asking to compare ChatGPT and Claude, or about a dragon named
+  Zephyr, does not flag the answers that discuss them.
+
+False positives remain possible (a story in which "the assistant Gemini" appears): it is a
+warning for a human to read.
 """
 
 from __future__ import annotations
@@ -17,6 +32,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from annotate.formats.lookalikes import fold
 from annotate.model import Item
 
 KNOWN_TERMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -62,7 +78,26 @@ KNOWN_TERMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 """(name shown in warnings, case-insensitive pattern, the lower-case beginnings a match can have).
 Only the first three characters of each beginning are used, as a cheap filter: a pattern runs on
 a text only when some word of the text starts with them (see `_mentions`)."""
+ORDINARY_WORDS = frozenset({
+    "Alpaca", "Bard", "Cohere", "Dolly", "Falcon", "Gemini", "Grok", "Guanaco", "Koala", "LLaMA", "Mistral",
+    "Vicuna", "Zephyr",
+})
+"""Family names that are also ordinary words or names: they need a model context to count."""
 MIN_MODEL_NAME = 4
+_VERSION_AFTER = re.compile(r"[- ]?v?\d")
+"""Right after a name: a version or size (zephyr-7b, Llama 2, Gemini 1.5)."""
+_INTRODUCTION_BEFORE = re.compile(r"\b(?:i am|i'm|i’m|my name is|this is|call me)\s+$", re.IGNORECASE)
+"""Right before a name: the speaker introducing itself ("I am X", "my name is X")."""
+_AS_BEFORE = re.compile(r"(?:^|[.!?:;\n]\s*)as\s+$", re.IGNORECASE)
+"""Right before a name at the start of a sentence: "As X, I ..." (with the comma after the name)."""
+_MODEL_CONTEXT = re.compile(
+    r"\b(?:ai|a\.i\.|artificial intelligence|assistant|chat ?bot|bot|language models?|llms?|models?|trained|"
+    r"fine-?tuned|developed|created|built|made by|hugging ?face|open ?ai|anthropic|google|meta|microsoft|"
+    r"databricks|lmsys|technology innovation institute|tii|xai|mistral ai)\b",
+    re.IGNORECASE,
+)
+"""Words near a name that make an ordinary word read as a model's name."""
+_CONTEXT_CHARS = 60
 _EDGE_BEFORE = r"(?<![A-Za-z0-9])"
 _EDGE_AFTER = r"(?![A-Za-z0-9])"
 _WORD_STARTS = re.compile(r"(?<![a-z0-9])(?=([a-z0-9].{0,2}))", re.DOTALL)
@@ -102,8 +137,9 @@ def find_identity_leaks(items: Iterable[Item], extra_terms: Sequence[str] = ()) 
     """Every (item, slot, term) where a response's text or assistant history names a model.
 
     Terms: KNOWN_TERMS, the items' own model names and `extra_terms` (a model name that overlaps a
-    known term's match, like "gpt-4" on "GPT", is reported once as the known term). One Leak per
-    distinct term per slot, in item order, then in order of first mention.
+    known term's match, like "gpt-4" on "GPT", is reported once as the known term). The rules of
+    the module docstring decide which mentions count. One Leak per distinct term per slot, in
+    item order, then in order of first mention.
     """
     items = list(items)
     names = {m for item in items for m in item.models if m and len(m) >= MIN_MODEL_NAME}
@@ -111,38 +147,85 @@ def find_identity_leaks(items: Iterable[Item], extra_terms: Sequence[str] = ()) 
     terms = _KNOWN + tuple(_term(n, re.escape(n), (n.lower(),), False) for n in sorted(names))
     leaks = []
     for item in items:
+        asked: set[str] | None = None  # the terms the prompt mentions, scanned only when a response has one
         for response in item.responses:
             texts = [response.text] + [m.content for m in response.history if m.role == "assistant"]
             first_seen: dict[str, tuple[int, int]] = {}
             for number, text in enumerate(texts):
-                for term, start in _mentions(text, terms):
-                    first_seen.setdefault(term, (number, start))
+                for term, mention in _mentions(fold(text), terms).items():
+                    if asked is None:
+                        asked = {t for prompt in _prompt_texts(item) for t in _mentions(fold(prompt), terms)}
+                    start = mention.introduced if term in asked else mention.as_model
+                    if start is not None:
+                        first_seen.setdefault(term, (number, start))
             ordered = sorted(first_seen, key=first_seen.__getitem__)
             leaks.extend(Leak(item.id, response.slot, term) for term in ordered)
     return leaks
 
 
-def _mentions(text: str, terms: Sequence[_Term]) -> list[tuple[str, int]]:
-    """(term, position of its first match) for each term in text; a model name inside a known
-    term's match is not counted again."""
+def _prompt_texts(item: Item) -> list[str]:
+    """What the user wrote or was shown before the responses: the conversation, the histories' user turns."""
+    texts = [m.content for m in item.conversation]
+    texts += [m.content for r in item.responses for m in r.history if m.role == "user"]
+    return texts
+
+
+@dataclass
+class _Mention:
+    """Where a term is first mentioned in a text: reading as a model's name, and as a self-introduction."""
+
+    as_model: int | None = None
+    introduced: int | None = None
+
+
+def _mentions(text: str, terms: Sequence[_Term]) -> dict[str, _Mention]:
+    """Each term matched in (folded) text, with the first match that reads as a model's name
+    (distinctive names: any match; ordinary words: `_reads_as_model`) and the first that is a
+    self-introduction (`_introduces`), either None. A model name inside a known term's match is
+    not counted again.
+    """
     starts = set(_WORD_STARTS.findall(text.lower()))
-    found: list[tuple[str, int]] = []
+    found: dict[str, _Mention] = {}
     spans: list[tuple[int, int]] = []
     for term in terms:
         if term.keys and starts.isdisjoint(term.keys):
             continue
-        first = None
         for match in term.pattern.finditer(text):
             if term.known:
                 spans.append(match.span())
             elif any(s < match.end() and match.start() < e for s, e in spans):
                 continue
-            first = match.start() if first is None else first
-            if not term.known:
+            mention = found.setdefault(term.name, _Mention())
+            introduced = _introduces(text, match)
+            if mention.introduced is None and introduced:
+                mention.introduced = match.start()
+            if mention.as_model is None and (
+                term.name not in ORDINARY_WORDS or introduced or _reads_as_model(text, match)
+            ):
+                mention.as_model = match.start()
+            if not term.known and mention.introduced is not None:
                 break
-        if first is not None:
-            found.append((term.name, first))
     return found
+
+
+def _introduces(text: str, match: re.Match[str]) -> bool:
+    """The name is the speaker's own: "I am X", "I'm X", "my name is X", "As X, ..."."""
+    start = match.start()
+    before = text[max(0, start - 24):start]
+    if _INTRODUCTION_BEFORE.search(before):
+        return True
+    if start > 24:
+        before = "x" + before  # the window does not begin a sentence
+    return _AS_BEFORE.search(before) is not None and text.startswith(",", match.end())
+
+
+def _reads_as_model(text: str, match: re.Match[str]) -> bool:
+    """An ordinary word used as a model's name: a version right after it, or AI words near it."""
+    if _VERSION_AFTER.match(text, match.end()) or any(c.isdigit() for c in match.group()):
+        return True
+    before = text[max(0, match.start() - _CONTEXT_CHARS):match.start()]
+    after = text[match.end():match.end() + _CONTEXT_CHARS]
+    return _MODEL_CONTEXT.search(before) is not None or _MODEL_CONTEXT.search(after) is not None
 
 
 def leak_warning(leaks: Sequence[Leak], cap: int = 20) -> str | None:
