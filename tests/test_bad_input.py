@@ -88,10 +88,13 @@ CASES = [
          ("line 1", 'field "responses.A.txt"', 'did you mean "text"')),
     Case("duplicate ids", "a.jsonl", lambda: lines(pair("a"), pair("b"), pair("a")),
          ("line 3", 'field "id"', "first on line 1")),
-    Case("empty response", "a.jsonl", lambda: lines(pair("a"), with_responses("b", "Ok", "")),
-         ("line 2", 'field "responses.B.text"', 'expected a non-empty string, got ""')),
-    Case("blank response", "a.jsonl", lambda: lines(with_responses("b", "  \n ")),
-         ("line 1", 'field "responses.A.text"', "non-empty")),
+    Case("null response text", "a.jsonl", lambda: lines(pair("a"), with_responses("b", "Ok", None)),
+         ("line 2", 'field "responses.B.text"', 'expected a string ("" for a model that returned nothing), got null')),
+    Case("response without text", "a.jsonl",
+         lambda: lines(pair("a", responses={"A": {"model": "m"}, "B": {"text": "y"}})),
+         ("line 1", 'field "responses.A.text"', "nothing")),
+    Case("blank prompt", "a.jsonl", lambda: lines(pair("b", prompt="  \n ")),
+         ("line 1", 'field "prompt"', "non-empty")),
     Case("10 MB field", "a.jsonl", lambda: lines(pair("a"), with_responses("b", BIG)),
          ("line 2", 'field "responses.A.text"', f"at most {MAX_TEXT_CHARS:,} characters", "10,485,760 characters")),
     Case("unknown gold label", "a.jsonl", lambda: lines(pair("a", gold="left")),
@@ -132,8 +135,8 @@ CASES = [
     Case("CSV row with extra fields", "a.csv", lambda: b"q,r1,r2\nHi,a,b\nHo,a,b,c\n",
          ("line 3", "3 fields, as in the header", "got 4"),
          args=("--map", "prompt=q", "--map", "A=r1", "--map", "B=r2")),
-    Case("CSV empty response", "a.csv", lambda: b"q,r1,r2\nHi,a,b\nHo,a,\n",
-         ("line 3", 'column "r2"', "non-empty text for B"),
+    Case("CSV empty prompt", "a.csv", lambda: b"q,r1,r2\nHi,a,b\n,a,\n",
+         ("line 3", 'column "q"', "non-empty text for prompt"),
          args=("--map", "prompt=q", "--map", "A=r1", "--map", "B=r2")),
     Case("CSV 10 MB cell", "a.csv", lambda: b"q,r1,r2\n" + b"Hi,a," + BIG.encode() + b"\n",
          ("line 2", 'column "r2"', "at most 2,000,000 characters"),
@@ -216,6 +219,19 @@ def test_large_text_under_the_limit_is_accepted(project: Path) -> None:
     session(project)
     (project / "big.jsonl").write_bytes(lines(with_responses("a", "y" * (MAX_TEXT_CHARS - 1))))
     assert "added 1 item" in cli("import", "s", "big.jsonl").stdout
+
+
+def test_an_empty_response_is_accepted_and_counted(project: Path) -> None:
+    """Models do return nothing: an empty or blank response is data, imported, counted and listed."""
+    session(project)
+    (project / "empty.jsonl").write_bytes(lines(pair("a"), with_responses("b", "Ok", ""), with_responses("c", " \n")))
+    (project / "empty.csv").write_bytes(b"q,r1,r2\nHi,a,\n")
+    result = cli("import", "s", "empty.jsonl")
+    assert result.exit_code == 0, result.output
+    assert "added 3 items (0 unchanged; 2 empty responses) from empty.jsonl" in result.stdout
+    assert "2 empty responses (a model that returned nothing)" in result.stderr and "b (B); c (A)" in result.stderr
+    result = cli("import", "s", "empty.csv", "--map", "prompt=q", "--map", "A=r1", "--map", "B=r2")
+    assert "added 1 item (0 unchanged; 1 empty response)" in result.stdout
 
 
 def test_blank_lines_are_ignored(project: Path) -> None:
@@ -420,10 +436,12 @@ def test_a_spec_with_a_byte_order_mark_is_read(seeded: Path, tmp_path: Path, mon
 
 
 def test_the_corpus_names_every_kind_of_bad_input_of_the_issue() -> None:
+    """An empty response was bad input once; since issue 11 it is data (a model that returned nothing,
+    `test_an_empty_response_is_accepted_and_counted`), and a response text that is not a string is the case."""
     names = [c.name for c in CASES] + [c.name for c in SESSION_CASES]
     assert len(names) == len(set(names)) and len(names) >= 20
     for kind in ("broken JSON", "invalid UTF-8", "UTF-16", "BOM in the middle", "missing prompt", "unknown field",
-                 "duplicate ids", "empty response", "10 MB field", "unknown gold label", "labels: unknown label",
+                 "duplicate ids", "null response text", "10 MB field", "unknown gold label", "labels: unknown label",
                  "prompt is a number", "spec: misspelt key", "guideline: no front matter"):
         assert kind in names, kind
 

@@ -122,3 +122,20 @@ def test_items_and_labels_land_in_one_transaction(project: Path) -> None:
         assert store.item_ids() == ["old"]
         assert store.external_labels() == [] and store.annotator("amy") is None
     assert fingerprint(spec) == before
+
+
+def test_an_empty_reply_is_a_response(project: Path) -> None:
+    """A model that returned nothing in an Arena battle: the battle and its vote are imported, and counted."""
+    spec = session(project)
+    battles = json.loads((DATA / "arena_battles.json").read_text())
+    for battle in battles:
+        if battle["question_id"] == battles[0]["question_id"]:
+            battle["conversation_b"][-1]["content"] = ""
+    path = project / "battles.json"
+    path.write_text(json.dumps(battles))
+    with open_store(spec) as store:
+        report = import_items(store, spec.schema, path, format="arena")
+        item = store.item("arena-" + battles[0]["question_id"])
+    assert item.response("B").text == ""
+    assert report.empty_responses == ((item.id, "B"),) and report.labels_added == 5
+    assert "1 empty response" in report.summary()

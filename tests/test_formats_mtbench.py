@@ -103,3 +103,19 @@ def test_categories_follow_question_ids() -> None:
     assert [category_of(q) for q in (81, 90, 91, 115, 130, 140, 150, 160, 161)] == [
         "writing", "writing", "roleplay", "math", "coding", "extraction", "stem", "humanities", None,
     ]
+
+
+def test_an_empty_answer_is_a_response(project: Path) -> None:
+    """An empty second-turn answer is imported (turn 2 judges it; turn 1 is not refused for it)."""
+    spec = session(project)
+    rows = records()
+    for row in rows:
+        for side, model in (("conversation_a", "model_a"), ("conversation_b", "model_b")):
+            if row["question_id"] == 81 and row[model] == "alpaca-13b":
+                row[side][3]["content"] = ""
+    path = write_jsonl(project / "mt.jsonl", rows)
+    with open_store(spec) as store:
+        report = import_items(store, spec.schema, path, format="mtbench")
+        t2 = store.item(T2)
+    assert t2.response("A").text == ""
+    assert (T2, "A") in report.empty_responses and (T1, "A") not in report.empty_responses

@@ -107,8 +107,9 @@ def _side(record: Record, field: str, value: Any) -> tuple[Message, ...]:
 
 
 def check_alternating(record: Record, field: str, value: Any) -> tuple[Message, ...]:
-    """User and assistant messages in turn, starting with the user and ending with the non-blank
-    assistant reply being judged. Earlier assistant replies may be blank (a failed turn)."""
+    """User and assistant messages in turn, starting with the user and ending with the assistant
+    reply being judged. Assistant replies may be empty (a model that returned nothing); user
+    messages may not."""
     if not isinstance(value, list) or not value:
         raise record.error('a non-empty list of {"role": ..., "content": ...} messages', field, got=value)
     messages = []
@@ -121,7 +122,7 @@ def check_alternating(record: Record, field: str, value: Any) -> tuple[Message, 
             raise record.error(f"a {wanted} message (turns alternate, starting with the user)",
                                f"{where}.role", got=message.get("role"))
         content = check_text(record, f"{where}.content", message.get("content"),
-                             allow_blank=wanted == "assistant" and index < last)
+                             allow_blank=wanted == "assistant")
         messages.append(Message(wanted, content))
     if messages[-1].role != "assistant":
         raise record.error("an assistant message last (the reply being judged)", f"{field}[{last}].role",

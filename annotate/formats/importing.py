@@ -56,13 +56,16 @@ class ImportReport:
     """Responses naming a model or vendor (also summarised in `warnings`)."""
     of_labels: bool = False
     """A labels import: the summary speaks of labels even when there are none."""
+    empty_responses: tuple[tuple[str, str], ...] = ()
+    """(item id, slot) of every response in the file whose text is empty or blank."""
 
     def summary(self) -> str:
         """One line such as `added 40 items (2 unchanged), 120 crowd labels (0 unchanged)`."""
         parts = []
         has_labels = self.labels_added or self.labels_unchanged or self.of_labels
         if self.items_added or self.items_unchanged or not has_labels:
-            parts.append(f"{_count(self.items_added, 'item')} ({self.items_unchanged} unchanged)")
+            empty = f"; {_count(len(self.empty_responses), 'empty response')}" if self.empty_responses else ""
+            parts.append(f"{_count(self.items_added, 'item')} ({self.items_unchanged} unchanged{empty})")
         if has_labels:
             cohort = "/".join(self.cohorts)
             label = f"{cohort} label" if cohort else "label"
@@ -124,10 +127,29 @@ def import_items(
     warning = leak_warning(leaks)
     if warning:
         warnings.append(warning)
+    empty = empty_responses(items)
+    if empty:
+        warnings.append(empty_warning_line(empty))
     added_items, added_labels = store.add_items_and_labels(items, labels_out, source=path.name)
     return ImportReport(
         added_items.added, added_items.unchanged, added_labels.added, added_labels.unchanged,
         tuple(warnings), tuple(sorted({lab.cohort for lab in labels_out})), tuple(leaks),
+        empty_responses=tuple(empty),
+    )
+
+
+def empty_responses(items: Sequence[Item]) -> list[tuple[str, str]]:
+    """(item id, slot) of each response judged whose text is empty or only white space."""
+    return [(item.id, r.slot) for item in items for r in item.responses if not r.text.strip()]
+
+
+def empty_warning_line(empty: Sequence[tuple[str, str]], cap: int = 20) -> str:
+    """A note listing the empty responses (at most `cap`), so the lead knows they are there on purpose."""
+    shown = "; ".join(f"{item_id} ({slot})" for item_id, slot in empty[:cap])
+    more = f"; and {len(empty) - cap} more" if len(empty) > cap else ""
+    return (
+        f"{_count(len(empty), 'empty response')} (a model that returned nothing), imported as they are: annotators "
+        f"see \"(empty response)\", and the report counts the votes on these items: {shown}{more}"
     )
 
 

@@ -138,9 +138,10 @@ def parse_mapped(
 
 def _item(record: Record, mapping: FieldMap, schema: LabelSchema, kind: str) -> Item:
     def text(target: str) -> str:
+        """The target's text; a response (A, B) may be empty: a model that returned nothing."""
         columns = mapping[target]
         value = "\n\n".join(v for v in (_cell(record, c, kind) for c in columns) if v.strip())
-        return check_text(record, ",".join(columns), value, field_kind=kind,
+        return check_text(record, ",".join(columns), value, field_kind=kind, allow_blank=target != "prompt",
                           what=f"a non-empty text for {target}")
 
     def short(target: str) -> str | None:

@@ -103,8 +103,6 @@ def _judgment(
         if len(messages) < 2 * turn:
             raise record.error(f"at least {2 * turn} messages (turn {turn} is judged)", field, got=data[field])
         messages = messages[: 2 * turn]
-        if not messages[-1].content.strip():
-            raise record.error("a non-empty answer (the one judged)", f"{field}[{2 * turn - 1}].content", got="")
         _agree(record, field, qid, model, messages, answers)
         sides[model] = messages
     questions_a = [m for m in sides[model_a] if m.role == "user"]

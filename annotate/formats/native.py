@@ -28,6 +28,8 @@ from annotate.formats.reading import Record
 from annotate.model import Item, Message, Response
 from annotate.spec import LabelSchema
 
+EMPTY_OK = 'a string ("" for a model that returned nothing)'
+"""What a response text must be: any string, empty included (models do return nothing)."""
 ITEM_KEYS = ("id", "prompt", "conversation", "responses", "category", "gold", "metadata")
 RESPONSE_KEYS = ("text", "model", "history")
 
@@ -131,8 +133,8 @@ def _responses(record: Record, value: Any) -> tuple[Response, ...]:
         raw = check_object(record, field, slots[slot])
         check_keys(record, f"{field}.", raw, RESPONSE_KEYS)
         if "text" not in raw:
-            raise record.error("a non-empty string", f"{field}.text", found="nothing")
-        text = check_text(record, f"{field}.text", raw["text"])
+            raise record.error(EMPTY_OK, f"{field}.text", found="nothing")
+        text = check_text(record, f"{field}.text", raw["text"], allow_blank=True, what=EMPTY_OK)
         model = optional_str(record, f"{field}.model", raw.get("model"))
         history: tuple[Message, ...] = ()
         if raw.get("history") is not None:

@@ -11,6 +11,8 @@ from annotate.model import Item, Message
 from annotate.tui.render import Block, Doc
 
 ROLE_TITLES = {"system": "System", "user": "User", "assistant": "Assistant"}
+EMPTY_RESPONSE = "(empty response)"
+"""What a pane shows for a response whose text is empty: the model returned nothing."""
 
 
 def _title(message: Message) -> str:
@@ -35,9 +37,9 @@ def response_doc(item: Item, slot: str) -> Doc:
     """One slot's pane: its side-specific earlier turns (dimmed), then the response judged."""
     response = item.response(slot)
     if not response.history:
-        return Doc((item.id, slot), (Block(response.text),))
+        return Doc((item.id, slot), (Block(response.text, empty=EMPTY_RESPONSE),))
     blocks = [
         Block(m.content, heading=f" Earlier turn · {_title(m)} ", dim=True) for m in response.history
     ]
-    blocks.append(Block(response.text, heading=" Response judged "))
+    blocks.append(Block(response.text, heading=" Response judged ", empty=EMPTY_RESPONSE))
     return Doc((item.id, slot), tuple(blocks))

@@ -103,6 +103,8 @@ class Block:
     """A fixed label such as `User` or `Earlier turn · Assistant`; never item text."""
     dim: bool = False
     """Shown dimmed (context rather than the thing judged)."""
+    empty: str = "(empty)"
+    """A fixed placeholder shown (dim, italic) when the text is empty or blank; never item text."""
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,7 @@ def renderable(doc: Doc) -> RenderableType:
             if index:
                 parts.append(Text(""))
             parts.append(Text(block.heading, style="bold reverse"))
-        body = SafeMarkdown(sanitize(block.text)) if block.text.strip() else Text("(empty)", style="italic dim")
+        body = SafeMarkdown(sanitize(block.text)) if block.text.strip() else Text(block.empty, style="italic dim")
         parts.append(Styled(body, "dim") if block.dim else body)
     return Group(*parts)
 
@@ -275,7 +277,7 @@ def _parts(doc: Doc) -> list[RenderableType | _Run]:
                 parts.append(Text(""))
             parts.append(Text(block.heading, style="bold reverse"))
         if not block.text.strip():
-            empty = Text("(empty)", style="italic dim")
+            empty = Text(block.empty, style="italic dim")
             parts.append(Styled(empty, "dim") if block.dim else empty)
             continue
         text = sanitize(block.text)
