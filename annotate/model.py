@@ -22,6 +22,9 @@ TASK_KINDS: tuple[str, ...] = ("pairwise", "single", "rubric")
 COHORTS: tuple[str, ...] = ("expert", "crowd", "llm")
 SLOTS: tuple[str, ...] = ("A", "B")
 PAIRWISE_LABELS: tuple[str, ...] = ("A", "B", "tie", "both_bad")
+INVALID_LABEL = "invalid"
+"""An imported label that says the rater gave no usable answer (`labels import --label-map X=invalid`):
+stored, counted apart, never a vote."""
 ROLES: tuple[str, ...] = ("system", "user", "assistant")
 
 
@@ -189,6 +192,9 @@ class ExternalLabel:
     label: str
     raw: str = ""
     """The original value before mapping, for audit."""
+    shown_first: str | None = None
+    """The slot (`A` or `B`) the rater saw first, when the source says; None when unknown. With it,
+    the report measures the rater's position bias (first shown against second shown)."""
 
 
 @dataclass(frozen=True)

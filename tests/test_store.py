@@ -128,3 +128,29 @@ def test_open_missing_file_without_create(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="no such session file"):
         Store.open(tmp_path / "missing.db")
     assert not (tmp_path / "missing.db").exists()
+
+
+def test_an_external_label_keeps_the_slot_shown_first(store: Store) -> None:
+    store.add_items([make_item("i1"), make_item("i2")])
+    labels = [ExternalLabel("judge.csv", "gpt", "llm", "i1", "A", "A", shown_first="B"),
+              ExternalLabel("judge.csv", "gpt", "llm", "i2", "B", "B")]
+    store.add_external_labels(labels)
+    assert [lab.shown_first for lab in store.external_labels()] == ["B", None]
+
+
+def test_a_version_3_file_gains_the_shown_first_column(tmp_path: Path) -> None:
+    """A session file made before the column existed is migrated; its labels have no known order."""
+    from annotate.store._sqlite_utils import sqlite_utils
+    from annotate.store.schema import MIGRATIONS, migrate
+
+    path = tmp_path / "old.db"
+    db = sqlite_utils.Database(path)
+    for version, step in enumerate(MIGRATIONS[:3]):
+        step(db)
+        db.execute(f"PRAGMA user_version = {version + 1}")
+    db["items"].insert({"id": "i1", "kind": "pairwise", "conversation": "[]", "responses": "[]", "content_hash": "h"})
+    db["external_labels"].insert({"source": "s", "rater": "r", "cohort": "crowd", "item_id": "i1", "label": "A"})
+    assert migrate(db) == len(MIGRATIONS) - 3
+    db.close()
+    with Store.open(path) as store:
+        assert [lab.shown_first for lab in store.external_labels()] == [None]

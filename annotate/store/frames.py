@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 VOTE_COLUMNS = (
     "item", "rater", "cohort", "label", "source", "raw", "category", "model_a", "model_b",
     "len_a", "len_b", "gold", "swapped", "label_side", "confidence", "active_ms", "submit_ms",
-    "purpose", "condition", "initial_label", "judgment_id",
+    "purpose", "condition", "initial_label", "judgment_id", "shown_first",
 )
 
 
@@ -46,7 +46,8 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
 
     Columns VOTE_COLUMNS. `label` is in slot space (A, B, tie, both_bad for pairwise; the grade
     as text for single; None for rubric judgments, whose scores are in `scores_frame`).
-    `swapped`, `label_side`, timings, `purpose` and `condition` are set for judgments only.
+    `swapped`, `label_side`, timings, `purpose` and `condition` are set for judgments only;
+    `shown_first` (the slot the rater saw first, A or B) for external labels whose source says.
     Skips are left out unless include_skips.
     """
     import pandas as pd
@@ -67,7 +68,7 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
         ],
     ).drop(columns=["skip_reason"])
     external = store.frame(
-        "SELECT item_id AS item, rater, cohort, label, source, raw FROM external_labels ORDER BY id"
+        "SELECT item_id AS item, rater, cohort, label, source, raw, shown_first FROM external_labels ORDER BY id"
     )
     votes = pd.concat([judged, external], ignore_index=True) if len(external) else judged
     items = items_frame(store).drop(columns=["kind"])

@@ -182,9 +182,17 @@ def _v4_identity(db: sqlite_utils.Database) -> None:
     )
 
 
+def _v5_external_label_order(db: sqlite_utils.Database) -> None:
+    """The slot an imported rater saw first (`A`, `B`; NULL when the file does not say), for the
+    position bias of LLM judges and crowd raters."""
+    db["external_labels"].add_column("shown_first", str)
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
-MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_suggestion_failures, _v3_merges, _v4_identity)
+MIGRATIONS: tuple[Migration, ...] = (
+    _v1_initial, _v2_suggestion_failures, _v3_merges, _v4_identity, _v5_external_label_order,
+)
 """MIGRATIONS[i] takes the schema from version i to version i + 1."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -529,8 +529,8 @@ class Store:
             before = db.execute("SELECT count(*) FROM external_labels").fetchone()[0]
             db.conn.executemany(
                 "INSERT OR IGNORE INTO external_labels (source, rater, cohort, item_id, label,"
-                " raw, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(lab.source, lab.rater, lab.cohort, lab.item_id, lab.label, lab.raw, created)
+                " raw, shown_first, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(lab.source, lab.rater, lab.cohort, lab.item_id, lab.label, lab.raw, lab.shown_first, created)
                  for lab in labels],
             )
             after = db.execute("SELECT count(*) FROM external_labels").fetchone()[0]
@@ -538,7 +538,7 @@ class Store:
 
     def external_labels(self) -> list[ExternalLabel]:
         rows = self.db.execute(
-            "SELECT source, rater, cohort, item_id, label, raw FROM external_labels ORDER BY id"
+            "SELECT source, rater, cohort, item_id, label, raw, shown_first FROM external_labels ORDER BY id"
         ).fetchall()
         return [ExternalLabel(*row) for row in rows]
 
