@@ -121,3 +121,71 @@ def test_bad_label_map_is_refused(spec: SessionSpec, project: Path) -> None:
     (project / "votes.csv").write_text("item,rater,label\nn1,ann,1\n")
     with open_store(spec) as store, pytest.raises(OptionError, match="'left' is not a label"):
         import_labels(store, spec.schema, project / "votes.csv", cohort="expert", label_map=("1=left",))
+
+
+def test_unmapped_labels_are_refused_mapped_to_invalid_or_skipped(spec: SessionSpec, project: Path) -> None:
+    """A judge's unparseable verdict does not sink the file: map it to invalid, or skip it; both are counted."""
+    (project / "judge.csv").write_text(
+        "item,rater,label\nn1,gpt,[[A]]\nn2,gpt,garbage\n3,gpt,[[B]]\nn4,gpt,???\nn1,claude,[[C]]\n"
+    )
+    base = ("labels", "import", "s", "judge.csv", "--cohort", "llm", "--label-map", "[[A]]=A,[[B]]=B,[[C]]=tie")
+    before = fingerprint(spec)
+    refused = cli(*base)
+    assert refused.exit_code == 1 and "line 3" in refused.stderr and "--skip-unmapped" in refused.stderr
+    assert fingerprint(spec) == before
+    result = cli(*base, "--label-map", "garbage=invalid", "--skip-unmapped")
+    assert result.exit_code == 0, result.output
+    assert ("added 4 llm labels (0 unchanged); 1 invalid (stored, never counted as votes); 1 unmapped skipped"
+            in result.stdout)
+    assert "1 label outside the label map left out (--skip-unmapped): \"???\" at line 5" in result.stderr
+    with open_store(spec) as store:
+        stored = {(lab.rater, lab.item_id): (lab.label, lab.raw) for lab in store.external_labels()}
+    assert stored[("gpt", "n2")] == ("invalid", "garbage") and ("gpt", "n4") not in stored
+    assert len(stored) == 4
+    only_skip = cli("labels", "import", "s", "judge.csv", "--cohort", "llm", "--source", "again", "--skip-unmapped",
+                    "--label-map", "[[A]]=A,[[B]]=B")
+    assert "added 2 llm labels (0 unchanged); 3 unmapped skipped" in only_skip.stdout
+
+
+def test_a_label_map_to_an_unknown_label_names_invalid_as_the_way_out(spec: SessionSpec, project: Path) -> None:
+    (project / "v.csv").write_text("item,rater,label\nn1,gpt,x\n")
+    result = cli("labels", "import", "s", "v.csv", "--cohort", "llm", "--label-map", "x=invalidd")
+    assert result.exit_code != 0 and 'did you mean "invalid"' in result.output
+
+
+def test_shown_first_for_every_vote_or_from_a_column(spec: SessionSpec, project: Path) -> None:
+    (project / "fixed.csv").write_text("item,rater,label\nn1,gpt,A\nn2,gpt,B\n")
+    assert cli("labels", "import", "s", "fixed.csv", "--cohort", "llm", "--shown-first", "b").exit_code == 0
+    write_jsonl(project / "judge.jsonl", [
+        {"item": "n1", "rater": "claude", "label": "A", "swapped": "false"},
+        {"item": "n2", "rater": "claude", "label": "A", "swapped": "true"},
+        {"item": "3", "rater": "claude", "label": "tie", "swapped": ""},
+    ])
+    result = cli("labels", "import", "s", "judge.jsonl", "--cohort", "llm", "--shown-first-column", "swapped",
+                 "--shown-first-map", "false=A,true=B")
+    assert result.exit_code == 0, result.output
+    (project / "sheet.csv").write_text("item,order,ann1,ann2\nn1,a,A,B\nn2,B,tie,\n")
+    result = cli("labels", "import", "s", "sheet.csv", "--cohort", "crowd", "--layout", "wide",
+                 "--shown-first-column", "order")
+    assert result.exit_code == 0, result.output
+    with open_store(spec) as store:
+        order = {(lab.rater, lab.item_id): lab.shown_first for lab in store.external_labels()}
+    assert order == {("gpt", "n1"): "B", ("gpt", "n2"): "B", ("claude", "n1"): "A", ("claude", "n2"): "B",
+                     ("claude", "3"): None, ("ann1", "n1"): "A", ("ann2", "n1"): "A", ("ann1", "n2"): "B"}
+
+
+@pytest.mark.parametrize(("args", "content", "message"), [
+    (("--shown-first", "A", "--shown-first-column", "o"), "item,rater,label,o\nn1,x,A,A\n", "not both"),
+    (("--shown-first-map", "0=A"), "item,rater,label\nn1,x,A\n", "needs --shown-first-column"),
+    (("--shown-first-column", "order"), "item,rater,label\nn1,x,A\n", 'column "order"'),
+    (("--shown-first-column", "o"), "item,rater,label,o\nn1,x,A,left\n", 'line 2: column "o": expected A or B'),
+    (("--shown-first-column", "o", "--shown-first-map", "0=C"), "item,rater,label,o\nn1,x,A,0\n", "CODE=A or CODE=B"),
+])
+def test_shown_first_errors_name_the_option_or_the_cell(
+    spec: SessionSpec, project: Path, args: tuple[str, ...], content: str, message: str,
+) -> None:
+    (project / "v.csv").write_text(content)
+    before = fingerprint(spec)
+    result = cli("labels", "import", "s", "v.csv", "--cohort", "llm", *args)
+    assert result.exit_code != 0 and message in result.output, result.output
+    assert fingerprint(spec) == before

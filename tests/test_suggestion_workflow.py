@@ -142,6 +142,18 @@ def test_precomputed_labels_as_suggestions(session: str, project: Path) -> None:
     assert linked == {"gpt-judge"}
 
 
+def test_invalid_and_unmapped_judge_labels_are_not_suggestions(session: str, project: Path) -> None:
+    (project / "judge.csv").write_text("item,rater,label\nq00,gpt-judge,A\nq01,gpt-judge,garbage\nq02,gpt-judge,??\n")
+    out = cli("labels", "import", session, "judge.csv", "--as-suggestions", "--label-map", "garbage=invalid",
+              "--skip-unmapped")
+    assert "added 1 suggestion (0 unchanged) from gpt-judge; 2 left out (invalid or unmapped)" in out
+    with open_store(load_session(session)) as store:
+        assert [(s.item_id, s.label) for s in store.suggestions()] == [("q00", "A")]
+    result = CliRunner().invoke(main, ["labels", "import", session, "judge.csv", "--as-suggestions",
+                                       "--shown-first", "A"])
+    assert result.exit_code == 2 and "not --as-suggestions" in result.output
+
+
 def test_anchoring_frame_columns(session: str) -> None:
     with ChatServer() as server:
         cli("suggest", session, "--endpoint", server.url, "--model", "judge-small")

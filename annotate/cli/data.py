@@ -72,7 +72,19 @@ def labels() -> None:
 @click.option("--map", "field_map", multiple=True, metavar="TARGET=COL",
               help="Column names when they differ: item=COL, rater=COL, label=COL (wide: item only). Repeatable.")
 @click.option("--label-map", multiple=True, metavar="CODE=LABEL,...",
-              help="Foreign codes to labels, e.g. 0=tie,1=A,2=B (pairwise: A, B, tie, both_bad; single: grades).")
+              help="Foreign codes to labels, e.g. 0=tie,1=A,2=B (pairwise: A, B, tie, both_bad; single: grades)."
+                   " CODE=invalid: the rater gave no usable answer (stored and counted, never a vote).")
+@click.option("--skip-unmapped", is_flag=True,
+              help="Leave out (and count) labels that are neither the session's nor in --label-map, instead of"
+                   " refusing the file.")
+@click.option("--shown-first", type=click.Choice(["A", "B"], case_sensitive=False), default=None,
+              help="Every rater saw this slot first (an LLM judge always given A first): the report then measures"
+                   " their position bias.")
+@click.option("--shown-first-column", default=None, metavar="COL",
+              help="The column saying which slot this row's rater saw first: A or B (any case), or codes mapped with"
+                   " --shown-first-map; an empty cell is unknown.")
+@click.option("--shown-first-map", multiple=True, metavar="CODE=A|B,...",
+              help="Codes of --shown-first-column to slots, e.g. false=A,true=B for a 'swapped' column.")
 @click.option("--source", default=None, help="Name the votes are filed under. Default: the file name.")
 @click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "json", "jsonl"]), default=None,
               help="The file's format when its extension does not say.")
@@ -83,12 +95,16 @@ def labels() -> None:
 def labels_import(
     session: str, file: Path, cohort: str | None, layout: str, raters: str | None, field_map: tuple[str, ...],
     label_map: tuple[str, ...], source: str | None, fmt: str | None, as_suggestions: bool = False,
+    skip_unmapped: bool = False, shown_first: str | None = None, shown_first_column: str | None = None,
+    shown_first_map: tuple[str, ...] = (),
 ) -> None:
     """Import ratings made elsewhere into a session as external labels of a cohort.
 
     The items must already be in the session. Empty cells are missing votes. A label must be
-    valid for the session after --label-map (pairwise: A, B, tie, both_bad; single: a grade).
-    All or nothing; importing the same file again changes nothing.
+    valid for the session after --label-map (pairwise: A, B, tie, both_bad; single: a grade), or
+    mapped to invalid, or left out with --skip-unmapped; both are counted in the summary. With
+    --shown-first or --shown-first-column the report measures the raters' position bias. All or
+    nothing; importing the same file again changes nothing.
 
     \b
     Example:
@@ -96,6 +112,8 @@ def labels_import(
       annotate labels import evals votes.csv --cohort expert --map item=pair_id --map rater=who \\
           --map label=choice --label-map 0=tie,1=A,2=B
       annotate labels import evals sheet.csv --cohort expert --layout wide --raters ann1,ann2,ann3
+      annotate labels import evals judge.csv --cohort llm --label-map garbage=invalid --shown-first A
+      annotate labels import evals judge.jsonl --cohort llm --skip-unmapped --shown-first-column order
     """
     from annotate.formats import import_labels
     from annotate.session import load_session, open_store
@@ -105,10 +123,12 @@ def labels_import(
     if as_suggestions:
         from annotate.suggest.imported import import_suggestions
 
+        if shown_first or shown_first_column or shown_first_map:
+            raise click.UsageError("--shown-first options are for votes, not --as-suggestions")
         with open_store(spec) as store:
             imported = import_suggestions(
                 store, spec.schema, file, layout=layout, raters=rater_columns, field_map=field_map,
-                label_map=label_map, source=source, format=fmt,
+                label_map=label_map, source=source, format=fmt, skip_unmapped=skip_unmapped,
             )
         click.echo(f"{imported.summary()} in {file.name}")
         for warning in imported.warnings:
@@ -119,7 +139,8 @@ def labels_import(
     with open_store(spec) as store:
         report = import_labels(
             store, spec.schema, file, cohort=cohort, layout=layout, raters=rater_columns, field_map=field_map,
-            label_map=label_map, source=source, format=fmt,
+            label_map=label_map, source=source, format=fmt, skip_unmapped=skip_unmapped,
+            shown_first=shown_first, shown_first_column=shown_first_column, shown_first_map=shown_first_map,
         )
     click.echo(f"{report.summary()} from {file.name}")
     for warning in report.warnings:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from annotate.formats.arena import parse_arena
 from annotate.formats.errors import describe
-from annotate.formats.labels import read_votes
+from annotate.formats.labels import parse_shown_first, read_votes
 from annotate.formats.leaks import Leak, find_identity_leaks, leak_warning
 from annotate.formats.mapped import (
     ITEM_TARGETS,
@@ -29,7 +29,7 @@ from annotate.formats.mapped import (
 from annotate.formats.mtbench import parse_mtbench
 from annotate.formats.native import check_kind, parse_native
 from annotate.formats.reading import CONTAINERS, Record, empty_warning, read_table
-from annotate.model import ExternalLabel, Item
+from annotate.model import INVALID_LABEL, ExternalLabel, Item
 from annotate.spec import LabelSchema
 from annotate.store import Store
 from annotate.text import plural
@@ -58,6 +58,10 @@ class ImportReport:
     """A labels import: the summary speaks of labels even when there are none."""
     empty_responses: tuple[tuple[str, str], ...] = ()
     """(item id, slot) of every response in the file whose text is empty or blank."""
+    labels_invalid: int = 0
+    """Labels of the file mapped to `invalid` (stored, never votes)."""
+    labels_skipped: int = 0
+    """Labels outside the map that --skip-unmapped left out."""
 
     def summary(self) -> str:
         """One line such as `added 40 items (2 unchanged), 120 crowd labels (0 unchanged)`."""
@@ -70,7 +74,12 @@ class ImportReport:
             cohort = "/".join(self.cohorts)
             label = f"{cohort} label" if cohort else "label"
             parts.append(f"{_count(self.labels_added, label)} ({self.labels_unchanged} unchanged)")
-        return "added " + ", ".join(parts)
+        summary = "added " + ", ".join(parts)
+        if self.labels_invalid:
+            summary += f"; {self.labels_invalid} invalid (stored, never counted as votes)"
+        if self.labels_skipped:
+            summary += f"; {self.labels_skipped} unmapped skipped"
+        return summary
 
 
 def _count(n: int, noun: str) -> str:
@@ -165,26 +174,44 @@ def import_labels(
     label_map: Sequence[str] = (),
     source: str | None = None,
     format: str | None = None,
+    skip_unmapped: bool = False,
+    shown_first: str | None = None,
+    shown_first_column: str | None = None,
+    shown_first_map: Sequence[str] = (),
 ) -> ImportReport:
     """Import ratings made elsewhere as external labels of `cohort` (see formats/labels.py).
 
     source: the name the votes are filed under (default: the file name); re-importing the same
-    file under the same source changes nothing.
+    file under the same source changes nothing. skip_unmapped: leave out (and count) labels that
+    are neither the session's nor in the label map, instead of refusing the file. shown_first /
+    shown_first_column / shown_first_map: which slot each rater saw first (`parse_shown_first`).
     """
     path = Path(path)
-    table, votes, empty = read_votes(
+    order = parse_shown_first(schema, shown_first, shown_first_column, shown_first_map)
+    read = read_votes(
         path, schema, cohort=cohort, source=source or path.name, known_items=set(store.item_ids()),
         layout=layout, raters=raters, field_map=field_map, label_map=label_map, format=format,
+        skip_unmapped=skip_unmapped, shown_first=order,
     )
-    if empty:
-        return ImportReport(0, 0, 0, 0, (empty,), of_labels=True)
-    labels, warnings = _checked_votes(store, votes)
-    if not labels:
-        warnings.append(f"{table.file}: no votes found (every cell empty?)")
+    if read.empty:
+        return ImportReport(0, 0, 0, 0, (read.empty,), of_labels=True)
+    labels, warnings = _checked_votes(store, read.votes)
+    if read.skipped:
+        warnings.append(skipped_warning(read.table.file, read.skipped))
+    if not labels and not read.skipped:
+        warnings.append(f"{read.table.file}: no votes found (every cell empty?)")
     _, added = store.add_items_and_labels([], labels, source=path.name)
     return ImportReport(
         0, 0, added.added, added.unchanged, tuple(warnings), (cohort,) if labels else (), of_labels=True,
+        labels_invalid=sum(1 for lab in labels if lab.label == INVALID_LABEL), labels_skipped=len(read.skipped),
     )
+
+
+def skipped_warning(file: object, skipped: Sequence[tuple[str, str]], cap: int = 10) -> str:
+    """One line naming the labels --skip-unmapped left out (the first `cap`, with their lines)."""
+    shown = "; ".join(f"{describe(cell)} at {where}" for where, cell in skipped[:cap])
+    more = f"; and {len(skipped) - cap} more" if len(skipped) > cap else ""
+    return f"{file}: {_count(len(skipped), 'label')} outside the label map left out (--skip-unmapped): {shown}{more}"
 
 
 def _checked_votes(

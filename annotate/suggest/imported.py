@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from annotate.formats.importing import skipped_warning
 from annotate.formats.labels import read_votes
-from annotate.model import Suggestion
+from annotate.model import INVALID_LABEL, Suggestion
 from annotate.spec import LabelSchema
 from annotate.store import Store
 from annotate.text import plural
@@ -32,10 +33,13 @@ class SuggestionImport:
     unchanged: int
     models: tuple[str, ...]
     warnings: tuple[str, ...] = ()
+    left_out: int = 0
+    """Labels mapped to invalid, or outside the map with --skip-unmapped: not suggestions."""
 
     def summary(self) -> str:
         models = ", ".join(self.models) if self.models else "no model"
-        return f"added {plural(self.added, 'suggestion')} ({self.unchanged} unchanged) from {models}"
+        left_out = f"; {self.left_out} left out (invalid or unmapped)" if self.left_out else ""
+        return f"added {plural(self.added, 'suggestion')} ({self.unchanged} unchanged) from {models}{left_out}"
 
 
 def import_suggestions(
@@ -49,16 +53,24 @@ def import_suggestions(
     label_map: Sequence[str] = (),
     source: str | None = None,
     format: str | None = None,
+    skip_unmapped: bool = False,
 ) -> SuggestionImport:
-    """Import an LLM judge's labels as suggestions (see the module docstring)."""
+    """Import an LLM judge's labels as suggestions (see the module docstring).
+
+    A label mapped to `invalid` (the judge gave no usable verdict) is never a suggestion: it is
+    left out and counted, as are labels outside the map with ``skip_unmapped``.
+    """
     path = Path(path)
     source = source or path.name
-    table, votes, empty = read_votes(
+    read = read_votes(
         path, schema, cohort="llm", source=source, known_items=set(store.item_ids()), layout=layout,
-        raters=raters, field_map=field_map, label_map=label_map, format=format,
+        raters=raters, field_map=field_map, label_map=label_map, format=format, skip_unmapped=skip_unmapped,
     )
-    if empty:
-        return SuggestionImport(0, 0, (), (empty,))
+    if read.empty:
+        return SuggestionImport(0, 0, (), (read.empty,))
+    table = read.table
+    votes = [(vote, record) for vote, record in read.votes if vote.label != INVALID_LABEL]
+    invalid = len(read.votes) - len(votes)
     prompt_hash = f"import:{source}"
     stored = {
         (s.item_id, s.source_model): s.label
@@ -81,12 +93,16 @@ def import_suggestions(
             item_id=vote.item_id, source_model=vote.rater, label=vote.label, prompt_hash=prompt_hash, raw=raw,
         )
     warnings = []
+    if read.skipped:
+        warnings.append(skipped_warning(table.file, read.skipped))
+    if invalid:
+        warnings.append(f"{table.file}: {plural(invalid, 'label')} mapped to {INVALID_LABEL} left out (no verdict)")
     if conflicts:
         shown = "; ".join(conflicts[:20])
         warnings.append(f"{plural(len(conflicts), 'repeated label')} with a different value (kept the first): {shown}")
-    if not votes:
+    if not read.votes and not read.skipped:
         warnings.append(f"{table.file}: no labels found (every cell empty?)")
     if new:
         store.add_suggestions(list(new.values()))
     models = tuple(sorted({v.rater for v, _ in votes}))
-    return SuggestionImport(len(new), unchanged, models, tuple(warnings))
+    return SuggestionImport(len(new), unchanged, models, tuple(warnings), len(read.skipped) + invalid)
