@@ -32,6 +32,7 @@ def test_battles_become_items_and_crowd_votes(project: Path) -> None:
     }
     assert {lab.label for lab in labels} == {"A", "B", "tie", "both_bad"}
     assert all(lab.source == "arena" and lab.cohort == "crowd" for lab in labels)
+    assert all(lab.shown_first == "A" for lab in labels)  # model_a is the Arena's left pane
     assert cohorts["arena_user_973"] == "crowd"
 
 

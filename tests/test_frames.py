@@ -39,3 +39,18 @@ def test_scores_frame_explodes_rubric_scores(store: Store) -> None:
     store.submit(Judgment(a.id, None, T, scores={"helpfulness": 3, "verbosity": 1}))
     scores = scores_frame(store)
     assert sorted(zip(scores["criterion"], scores["score"], strict=True)) == [("helpfulness", 3), ("verbosity", 1)]
+
+
+def test_empty_responses_frame_finds_what_the_importers_count(store: Store) -> None:
+    from annotate.formats.importing import empty_responses
+    from annotate.store.frames import empty_responses_frame
+
+    texts = {"e1": ("", "ok"), "e2": ("ok", " \n\t"), "e3": ("\u00a0\u3000", "\u2028"), "e4": ("x", "\u200b"),
+             "e5": ("ok", "fine")}
+    items = [make_item(item_id, a=a, b=b) for item_id, (a, b) in texts.items()]
+    store.add_items(items)
+    frame = empty_responses_frame(store)
+    assert list(zip(frame["item"], frame["slot"], strict=True)) == empty_responses(items)
+    assert empty_responses(items) == [("e1", "A"), ("e2", "B"), ("e3", "A"), ("e3", "B")]
+    store.add_external_labels([ExternalLabel("j", "gpt", "llm", "e1", "A", shown_first="B")])
+    assert votes_frame(store)["shown_first"].tolist() == ["B"]

@@ -2,9 +2,11 @@
 
 Position bias (Zheng et al. 2023, "Judging LLM-as-a-Judge", section 3.3; Wang et al. 2023, "Large
 Language Models are not Fair Evaluators"): among non-tie judgments, the share that picked the
-response shown on the left.  Without bias it is 0.5 whenever the side of each response is
-randomised.  Length (verbosity) bias (Zheng et al. 2023, section 3.3): among non-tie judgments of
-responses of unequal length, the share that picked the longer one.
+response shown on the left (`position_bias`, the session's own judgments) or shown first
+(`first_shown_bias`, imported votes whose display order is known).  Without bias it is 0.5
+whenever the side of each response is randomised.  Length (verbosity) bias (Zheng et al. 2023,
+section 3.3): among non-tie judgments of responses of unequal length, the share that picked the
+longer one.
 
 Each share comes with an exact two-sided binomial test against 0.5 and a Wilson (1927) score
 interval.  Both are written out here (no scipy): the test sums binomial probabilities in log space.
@@ -22,7 +24,9 @@ import pandas as pd
 
 from annotate.analysis.estimate import json_number
 
-__all__ = ["BiasReport", "Proportion", "binomial_test", "length_bias", "position_bias", "wilson_interval"]
+__all__ = [
+    "BiasReport", "Proportion", "binomial_test", "first_shown_bias", "length_bias", "position_bias", "wilson_interval",
+]
 
 _TIE_LABELS = frozenset({"tie", "both_bad", "tie_inconsistent"})
 _RELATIVE_TOLERANCE = 1 + 1e-7
@@ -125,7 +129,8 @@ class BiasReport:
     """A bias measured over all raters together and per rater.
 
     Attributes:
-        kind: "position" (share of non-tie picks on the left) or "length" (share picking the longer).
+        kind: "position" (share of non-tie picks on the left), "first_shown" (share of non-tie picks
+            of the response shown first) or "length" (share picking the longer).
         overall: all judgments pooled (rater None).
         per_rater: one `Proportion` per rater, sorted by rater id.
     """
@@ -179,6 +184,31 @@ def position_bias(judgments: pd.DataFrame, rater: str | None = "rater", side: st
         raise ValueError(f"unknown values in {side!r}: {sorted(unknown)}; expected left, right or tie")
     df = df.assign(_hit=sides.eq("left"), _counted=sides.isin(["left", "right"]))
     return _report("position", df, rater, "_hit", "_counted")
+
+
+def first_shown_bias(
+    votes: pd.DataFrame, rater: str | None = "rater", label: str = "label", shown_first: str = "shown_first",
+) -> BiasReport:
+    """Share of non-tie votes that picked the response the rater saw first, overall and per rater.
+
+    votes: one row per vote; ``label`` in slot space ("A", "B"; anything else is a tie and
+    excluded); ``shown_first`` the slot the rater saw first ("A" or "B"); rows where it is missing
+    (order unknown) are dropped, so ``n_excluded`` counts only ties among votes of known order.
+    k = votes for the slot shown first, n = votes for A or B.  It is the same measure as
+    `position_bias` with "first" for "left": 0.5 without position bias when the order is
+    randomised; for a judge always given A first, it is confounded with a preference for slot A.
+
+    >>> df = pd.DataFrame({"rater": ["j"] * 4, "label": ["A", "A", "B", "tie"], "shown_first": ["A", "B", "B", "A"]})
+    >>> r = first_shown_bias(df)
+    >>> (r.overall.k, r.overall.n, r.overall.n_excluded)
+    (2, 3, 1)
+    """
+    _require(votes, [label, shown_first])
+    df = votes.loc[votes[label].notna() & votes[shown_first].isin(["A", "B"])]
+    labels, first = df[label].astype(str), df[shown_first].astype(str)
+    chose = labels.isin(["A", "B"])
+    df = df.assign(_hit=chose & labels.eq(first), _counted=chose)
+    return _report("first_shown", df, rater, "_hit", "_counted")
 
 
 def length_bias(

@@ -12,7 +12,8 @@ in the file). Its shared conversation is the first user message, which must be t
 sides; slot A is model_a's side, B model_b's. A multi-turn battle is judged on its last assistant
 message, and everything between the first user message and it goes to each side's history. The
 vote becomes an ExternalLabel of cohort crowd from source `arena`, rater = the judge:
-model_a -> A, model_b -> B, tie -> tie, tie (bothbad) -> both_bad (raw keeps the original).
+model_a -> A, model_b -> B, tie -> tie, tie (bothbad) -> both_bad (raw keeps the original), with
+slot A as the response shown first (model_a is the Arena's left pane).
 Fields we do not use (tstamp, moderation tags, ...) are ignored; language and anony are kept in
 the item's metadata.
 """
@@ -32,6 +33,9 @@ SOURCE = "arena"
 WINNERS = {"model_a": "A", "model_b": "B", "tie": "tie", "tie (bothbad)": "both_bad"}
 REQUIRED = ("question_id", "model_a", "model_b", "winner", "judge", "conversation_a", "conversation_b")
 KEPT_METADATA = ("language", "anony")
+SHOWN_FIRST = "A"
+"""The Arena shows model_a as "Model A" in the left pane (FastChat's side-by-side UI: "A is better"
+is the left vote), so every vote's display order is known: slot A first."""
 
 
 def parse_arena(records: Sequence[Record]) -> tuple[list[tuple[Item, Record]], list[ExternalLabel], list[str]]:
@@ -58,7 +62,8 @@ def parse_arena(records: Sequence[Record]) -> tuple[list[tuple[Item, Record]], l
                 f"the same battle as {first[1].where} (question_id {describe(qid)}, turn {battle['turn']})",
                 "question_id", found="other models or messages",
             )
-        labels.append(ExternalLabel(SOURCE, battle["judge"], "crowd", item_id, battle["label"], battle["winner"]))
+        labels.append(ExternalLabel(SOURCE, battle["judge"], "crowd", item_id, battle["label"], battle["winner"],
+                                    shown_first=SHOWN_FIRST))
     return list(items.values()), labels, []
 
 

@@ -94,7 +94,9 @@ def build_report(
                      + f"; {plural(excluded['unknown_labels'], 'vote')} with labels outside the schema; "
                        f"{plural(excluded['repeats_and_attention'], 'repeat or attention check')} (agreement "
                        f"and ranking); {plural(excluded['adjudication'], 'adjudication')} (used as gold where an item "
-                       "has none)"),
+                       "has none)"
+                     + (f"; {plural(excluded['invalid'], 'imported label')} mapped to invalid (no usable answer)"
+                        if excluded["invalid"] else "")),
         ("intervals", f"95 %, {n_boot} bootstrap resamples, seed {seed}"),
     )
     from annotate.report.sections.agreement import agreement_section

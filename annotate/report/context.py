@@ -64,10 +64,15 @@ def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tup
     import pandas as pd
 
     from annotate.adjudication import ADJUDICATION, adjudicated_labels
+    from annotate.model import INVALID_LABEL
     from annotate.store.frames import votes_frame
 
     votes = votes_frame(store)
-    excluded = {"planted": 0, "unknown_labels": 0, "adjudication": 0}
+    excluded = {"planted": 0, "unknown_labels": 0, "adjudication": 0, "invalid": 0}
+    # An imported label mapped to `invalid`: the rater gave no usable answer; stored, never a vote.
+    invalid = (votes["label"] == INVALID_LABEL) & (votes["source"] != "judgment")
+    excluded["invalid"] = int(invalid.sum())
+    votes = votes.loc[~invalid]
     # An adjudicator has seen the others' answers: their label is a reference, never a vote.
     adjudicating = votes["purpose"] == ADJUDICATION
     excluded["adjudication"] = int(adjudicating.sum())

@@ -76,6 +76,20 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
     return votes.reindex(columns=list(VOTE_COLUMNS)).reset_index(drop=True)
 
 
+_WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+"""Every character `str.strip()` removes (all of them are below U+3001), for SQLite's trim."""
+
+
+def empty_responses_frame(store: Store) -> pd.DataFrame:
+    """One row per response whose text is empty or only white space (as the importers count them):
+    columns item, slot, in item order. The texts are tested in SQL, never loaded."""
+    return store.frame(
+        "SELECT i.id AS item, json_extract(r.value, '$.slot') AS slot FROM items i, json_each(i.responses) r"
+        " WHERE trim(json_extract(r.value, '$.text'), ?) = '' ORDER BY i.rowid, r.key",
+        (_WHITESPACE,),
+    )
+
+
 def scores_frame(store: Store) -> pd.DataFrame:
     """Rubric scores in long form: item, rater, cohort, criterion, score (current judgments)."""
     import pandas as pd

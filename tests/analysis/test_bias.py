@@ -92,3 +92,22 @@ def test_length_bias_counts_only_decisive_unequal_votes() -> None:
     assert report.kind == "length"
     only_overall = length_bias(votes.drop(columns="rater"))
     assert only_overall.per_rater == () and only_overall.overall.n == 3
+
+
+def test_first_shown_bias_counts_picks_of_the_slot_shown_first() -> None:
+    """Judge j saw A first on 8 items and B first on 2; it picked the first-shown response 9 times of 10
+    non-tie votes: share 0.9, p = 22/1024 as in `test_binomial_known_value`; unknown order is dropped."""
+    from annotate.analysis.bias import first_shown_bias
+
+    votes = pd.DataFrame({
+        "rater": ["j"] * 12 + ["k"] * 3,
+        "label": ["A"] * 7 + ["B"] + ["B", "B"] + ["tie", "A"] + ["A", "B", "both_bad"],
+        "shown_first": ["A"] * 8 + ["B", "B"] + ["A", None] + ["B", "B", "A"],
+    })
+    report = first_shown_bias(votes)
+    j, k = report.per_rater
+    assert (j.rater, j.k, j.n, j.n_excluded) == ("j", 7 + 2, 10, 1)  # 7 picks of A shown first, 2 of B shown first
+    assert j.share == pytest.approx(0.9) and j.p_value == pytest.approx(0.021484375, abs=1e-15)
+    assert (k.k, k.n, k.n_excluded) == (1, 2, 1)
+    assert (report.overall.k, report.overall.n) == (10, 12) and report.kind == "first_shown"
+    json.dumps(report.to_json(), allow_nan=False)

@@ -1,4 +1,5 @@
-"""Biases: position (left when not a tie) and length (longer chosen), per rater."""
+"""Biases: position (left when not a tie; first shown, for imported votes whose display order is
+known) and length (longer chosen), per rater; and the votes on items with an empty response."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from annotate.report.context import ALL, Context, more_raters
 from annotate.report.model import Column, Section, Table
+from annotate.text import plural
 
 if TYPE_CHECKING:
     from annotate.store import Store
@@ -15,6 +17,7 @@ _BIAS_COLUMNS = (
     Column("rater"), Column("share", "pct"), Column("95 % CI", "pctci"), Column("p (binomial vs 0.5)", "p"),
     Column("k", "int"), Column("n (non-tie)", "int"), Column("excluded", "int"),
 )
+_NOT_ENOUGH = "–: not enough data (n = 0: no non-tie vote), so no share, interval or test."
 
 
 def _bias_rows(report: Any, max_rows: int) -> tuple[list[tuple[Any, ...]], int]:
@@ -27,34 +30,77 @@ def _bias_rows(report: Any, max_rows: int) -> tuple[list[tuple[Any, ...]], int]:
 
 
 def bias_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
-    from annotate.analysis.bias import length_bias, position_bias
+    from annotate.analysis.bias import first_shown_bias, length_bias, position_bias
 
-    payload: dict[str, Any] = {"position": None, "length": None}
+    payload: dict[str, Any] = {"position": None, "first_shown": None, "length": None, "empty_responses": None}
+    empty_table, payload["empty_responses"] = _empty_responses(ctx, store)
     if not ctx.pairwise:
-        return Section("biases", "Biases", notes=("Position and length bias apply to pairwise sessions only.",)), \
-            payload
+        notes = ("Position and length bias apply to pairwise sessions only.",)
+        return Section("biases", "Biases", (empty_table,) if empty_table else (), notes), payload
     judged = ctx.votes.loc[ctx.votes["source"] == "judgment"]
     position = position_bias(judged)
     length = length_bias(ctx.votes)
     payload["position"], payload["length"] = position.to_json(), length.to_json()
-    tables = (
+    tables = [
         _bias_table("bias_position", "Position bias: share of Left among non-tie judgments", position, ctx.max_rows,
                     "share = picks of the response on the left among non-tie judgments (k of n); 50 % without "
                     "position bias when sides are randomised; exact two-sided binomial test against one half, "
-                    "Wilson interval (Zheng et al. 2023, section 3.3). The session's own judgments only: imported "
-                    "votes have no sides."),
-        _bias_table("bias_length", "Length bias: share of non-tie votes for the longer response", length,
-                    ctx.max_rows,
-                    "share = votes for the longer response (characters) among non-tie votes on responses of "
-                    "unequal length (k of n); excluded = ties and equal lengths; Wilson interval, exact binomial "
-                    "test against one half. All votes, imported ones included."),
-    )
-    return Section("biases", "Biases", tables), payload
+                    "Wilson interval (Zheng et al. 2023, section 3.3). The session's own judgments only; imported "
+                    "votes whose display order is known are in the next table."),
+    ]
+    ordered = ctx.votes.loc[(ctx.votes["source"] != "judgment") & ctx.votes["shown_first"].isin(["A", "B"])]
+    if len(ordered):
+        first = first_shown_bias(ordered)
+        payload["first_shown"] = first.to_json()
+        n_unknown = int((ctx.votes["source"] != "judgment").sum()) - len(ordered)
+        tables.append(_bias_table(
+            "bias_first_shown", "Position bias of imported votes: share of the response shown first among non-tie "
+            "votes", first, ctx.max_rows,
+            "share = votes for the response the rater saw first among non-tie votes (k of n), for imported votes "
+            "whose display order the file gave (labels import --shown-first / --shown-first-column); 50 % without "
+            "position bias when the order is randomised; a judge always shown the same slot first mixes position "
+            "with a preference for that slot. Exact two-sided binomial test against one half, Wilson interval. "
+            f"{plural(n_unknown, 'imported vote')} of unknown order left out."))
+    tables.append(_bias_table(
+        "bias_length", "Length bias: share of non-tie votes for the longer response", length, ctx.max_rows,
+        "share = votes for the longer response (characters) among non-tie votes on responses of "
+        "unequal length (k of n); excluded = ties and equal lengths; Wilson interval, exact binomial "
+        "test against one half. All votes, imported ones included."))
+    if empty_table:
+        tables.append(empty_table)
+    return Section("biases", "Biases", tuple(tables)), payload
 
 
 def _bias_table(key: str, title: str, report: Any, max_rows: int, note: str) -> Table:
     rows, more = _bias_rows(report, max_rows)
-    notes = (note, more_raters(more)) if more else (note,)
-    return Table(key, title, _BIAS_COLUMNS, tuple(rows), notes)
+    notes = [note] + ([more_raters(more)] if more else [])
+    if any(row[5] == 0 for row in rows):
+        notes.append(_NOT_ENOUGH)
+    return Table(key, title, _BIAS_COLUMNS, tuple(rows), tuple(notes))
 
 
+def _empty_responses(ctx: Context, store: Store) -> tuple[Table | None, dict[str, Any] | None]:
+    """The items with an empty response (a model returned nothing) and how the votes on them went."""
+    from annotate.analysis.empty import empty_response_votes
+    from annotate.store.frames import empty_responses_frame
+
+    empty = empty_responses_frame(store)
+    if empty.empty:
+        return None, None
+    result = empty_response_votes(ctx.votes, empty, ctx.pairwise)
+    listed = "; ".join(f"{item} ({slot})" for item, slot in result.items[:20])
+    more = f"; and {len(result.items) - 20} more" if len(result.items) > 20 else ""
+    note = (f"Empty responses (a model returned nothing): {listed}{more}. They are judged like any response and "
+            "count in every figure; an empty response is always the shorter one in the length bias.")
+    if ctx.pairwise:
+        columns = (Column("items", "int"), Column("votes", "int"), Column("for an empty response", "int"),
+                   Column("for a non-empty one", "int"), Column("tie or both bad", "int"))
+        row: tuple[Any, ...] = (result.n_items, result.n_votes, result.for_empty, result.for_other,
+                                result.tie_or_both_bad)
+    else:
+        columns = (Column("items", "int"), Column("votes", "int"), Column("median grade", "num1"))
+        row = (result.n_items, result.n_votes, result.median_grade)
+    notes = (note,) + (("median grade –: not enough data (n = 0 votes on these items).",)
+                       if not ctx.pairwise and result.median_grade is None else ())
+    table = Table("empty_responses", "Items with an empty response", columns, (row,), notes)
+    return table, result.to_json()
