@@ -246,3 +246,21 @@ def test_interval_kappa_and_alpha_use_the_values_and_ignore_other_raters(tmp_pat
     expected = krippendorff.alpha(reliability_data=np.array([SPACED[r] for r in "abc"], float),
                                   level_of_measurement=level)
     assert three["krippendorff_alpha"]["estimate"] == pytest.approx(expected, abs=1e-9)
+
+
+def test_too_little_data_says_why_never_nan(tmp_path: Path) -> None:
+    """No variation: alpha, Fleiss and every kappa undefined, with the reason and n; one unit: no interval."""
+    same = tmp_path / "same.csv"
+    same.write_text("unit,rater,label\nu1,a,1\nu1,b,1\nu2,a,1\nu2,b,1\n")
+    code, out = run(str(same), "--level", "interval")
+    assert code == 0 and "nan" not in out.lower()
+    flat = " ".join(out.split())
+    assert ("–: Krippendorff's alpha (interval), Fleiss' kappa: not enough data (n = 2 units): every rating has the "
+            "same label") in flat
+    assert "–: kappa, linear, quadratic: not enough data (n = 2 units)" in flat
+    one = tmp_path / "one.csv"
+    one.write_text("unit,rater,label\nu1,a,1\nu1,b,2\n")
+    code, out = run(str(one), "--level", "ordinal")
+    flat = " ".join(out.split())
+    assert code == 0 and "nan" not in out.lower()
+    assert "no interval: not enough data (n = 1 unit) to resample" in flat

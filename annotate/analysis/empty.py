@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["EmptyResponses", "empty_response_votes"]
+__all__ = ["EmptyResponses", "empty_response_votes", "empty_response_votes_per_item"]
 
 
 @dataclass(frozen=True)
@@ -77,3 +77,14 @@ def empty_response_votes(votes: pd.DataFrame, empty: pd.DataFrame, pairwise: boo
     chosen = [(slots[str(item)], label) for item, label in zip(on["item"], labels, strict=True) if label in ("A", "B")]
     for_empty = sum(1 for empty_slots, label in chosen if label in empty_slots)
     return EmptyResponses(pairs, len(slots), len(on), for_empty, len(chosen) - for_empty, len(on) - len(chosen))
+
+
+def empty_response_votes_per_item(votes: pd.DataFrame, empty: pd.DataFrame, pairwise: bool) -> list[EmptyResponses]:
+    """`empty_response_votes` for each item with an empty response on its own, in the order of ``empty``."""
+    on = votes.loc[votes["item"].astype(str).isin(set(empty["item"].astype(str)))]
+    groups = {str(item): group for item, group in on.groupby(on["item"].astype(str), sort=False)}
+    out = []
+    for item in dict.fromkeys(empty["item"].astype(str)):
+        mine = empty.loc[empty["item"].astype(str) == item]
+        out.append(empty_response_votes(groups.get(item, on.iloc[:0]), mine, pairwise))
+    return out

@@ -39,6 +39,48 @@ def _num(value: float | None) -> float | None:
     return json_number(value)
 
 
+def undefined_reason(e: Estimate, n_boot: int, both: bool = False) -> str | None:
+    """Why a dash stands where an estimate or its interval would be, or None when both are there.
+
+    both: the estimate is about a pair of raters (units both rated) rather than all raters.
+    """
+    from annotate.analysis.bootstrap import MIN_UNITS_FOR_INTERVAL
+
+    units = plural(e.n_units, "unit")
+    if not e.defined:
+        if e.n_units == 0:
+            rated = "by both raters" if both else "by two or more raters"
+            return f"not enough data (n = 0 units): no unit is rated {rated}"
+        return (f"not enough data (n = {units}): every rating has the same label, so there is no disagreement "
+                "to expect by chance and the coefficient is undefined")
+    if ci(e) is not None and all(v is not None for v in ci(e) or ()):
+        return None
+    if n_boot == 0:
+        return None  # no interval was asked for; the intervals note says so
+    if e.n_units < MIN_UNITS_FOR_INTERVAL:
+        return f"no interval: not enough data (n = {units}) to resample"
+    return f"no interval (n = {units}): fewer than half of the resamples had enough variation for a value"
+
+
+def undefined_notes(named: list[tuple[str, Estimate | None]], n_boot: int, both: bool = False,
+                    cap: int = 6) -> list[str]:
+    """One note per reason (`undefined_reason`) naming what it applies to (at most `cap` names).
+
+    named: (our own name for the figure, never untrusted text such as a rater id, the estimate).
+    """
+    by_reason: dict[str, list[str]] = {}
+    for name, estimate in named:
+        reason = None if estimate is None else undefined_reason(estimate, n_boot, both)
+        if reason is not None:
+            by_reason.setdefault(reason, []).append(name)
+    notes = []
+    for reason, names in by_reason.items():
+        unique = list(dict.fromkeys(names))
+        shown = ", ".join(unique[:cap]) + (f" and {len(unique) - cap} more" if len(unique) > cap else "")
+        notes.append(f"–: {shown}: {reason}.")
+    return notes
+
+
 def reading(alpha: Estimate) -> str:
     """The reliability reading of alpha (`interpret_alpha`), with a dash when alpha is undefined."""
     return interpret_alpha(alpha.estimate) if alpha.defined else "undefined"
@@ -75,16 +117,23 @@ def agreement_tables(
     holds kappa for only some of them (the note then says how many were left out).
     """
     notes = ((ALPHA_NOTE,) if alpha_note else ()) + (CI_NOTE.format(n_boot=n_boot, seed=seed),)
+    named = [(f"Krippendorff's alpha ({table.level})", table.krippendorff_alpha), ("Fleiss' kappa", table.fleiss_kappa),
+             ("Gwet's AC1", table.gwet_ac1), ("percent agreement", table.percent_agreement)]
+    notes += tuple(undefined_notes(named, n_boot))
     coefficients = Table(key, title, COEFFICIENT_COLUMNS, coefficient_rows(table), notes)
     kappas = pair_table(table, f"{key}_cohen", pairs_title or f"{title}: Cohen's kappa per rater pair", max_pairs,
-                        n_pairs_sharing)
+                        n_pairs_sharing, n_boot=n_boot)
     return (coefficients, kappas)
 
 
 def pair_table(
     table: AgreementTable, key: str, title: str, max_pairs: int | None = None, n_pairs_sharing: int | None = None,
+    n_boot: int | None = None,
 ) -> Table:
-    """Cohen's kappa of each rater pair of one `AgreementTable` (the ``max_pairs`` with most units)."""
+    """Cohen's kappa of each rater pair of one `AgreementTable` (the ``max_pairs`` with most units).
+
+    n_boot: the resamples behind the intervals; when given, a dash gets a note saying why (`undefined_notes`).
+    """
     weighted = table.level != "nominal"
     columns = [Column("rater a"), Column("rater b"), Column("kappa", "num"), Column("95 % CI", "ci")]
     if weighted:
@@ -112,6 +161,13 @@ def pair_table(
     if n_pairs_sharing is not None and n_pairs_sharing > len(pairs):
         pair_notes.append(f"Kappa was computed for the {len(pairs)} pairs with most units in common, of the "
                           f"{n_pairs_sharing} pairs of raters who share a unit.")
+    if n_boot is not None:  # rater ids are untrusted: the notes name the columns, the rows show the units
+        named: list[tuple[str, Estimate | None]] = []
+        for pair in shown:
+            named.append(("kappa", pair.estimate))
+            if weighted:
+                named += [("linear", pair.weighted_linear), ("quadratic", pair.weighted_quadratic)]
+        pair_notes += undefined_notes(named, n_boot, both=True)
     return Table(key, title, tuple(columns), tuple(rows), tuple(pair_notes))
 
 

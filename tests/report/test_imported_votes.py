@@ -68,8 +68,10 @@ def test_items_with_an_empty_response_are_flagged_with_their_votes(report) -> No
     assert empty["items"] == [{"item": "q0", "slot": "B"}, {"item": "q1", "slot": "B"}]
     assert (empty["n_items"], empty["n_votes"], empty["for_empty"], empty["for_other"],
             empty["tie_or_both_bad"]) == (2, 6, 2, 4, 0)
-    text = render(report, "text")
-    assert "Items with an empty response" in text and "q0 (B); q1 (B)" in text
+    table = next(t for s in report.sections for t in s.tables if t.key == "empty_responses")
+    assert [r[:3] for r in table.rows] == [("(all 2 items)", "", 6), ("q0", "B", 3), ("q1", "B", 3)]
+    assert table.rows[1][3:] == (1, 2, 0)  # q0: claude for the empty B; alice and gpt for A
+    assert "Items with an empty response" in render(report, "text")
 
 
 def test_a_session_without_them_has_null_keys(project: Path) -> None:
@@ -79,3 +81,17 @@ def test_a_session_without_them_has_null_keys(project: Path) -> None:
         data = build_report(spec, store, n_boot=0).data
     assert data["biases"]["first_shown"] is None and data["biases"]["empty_responses"] is None
     assert data["session"]["excluded"]["invalid"] == 0
+
+
+def test_single_sessions_give_the_median_grade_on_empty_responses(project: Path) -> None:
+    spec = create_session("grades", "single", seed=3, folder=project / "sessions")
+    items = [Item(f"g{k}", "single", (Message("user", f"write {k}"),), (Response("A", "" if k == 0 else "text", "m"),))
+             for k in range(3)]
+    with open_store(spec) as store:
+        store.add_items(items)
+        store.add_external_labels([ExternalLabel("x.csv", r, "crowd", "g0", g) for r, g in (("u", "1"), ("v", "2"),
+                                                                                             ("w", "6"))])
+        data = build_report(spec, store, n_boot=0).data
+    empty = data["biases"]["empty_responses"]
+    assert (empty["n_items"], empty["n_votes"], empty["median_grade"]) == (1, 3, 2.0)
+    assert data["biases"]["position"] is None

@@ -80,27 +80,31 @@ def _bias_table(key: str, title: str, report: Any, max_rows: int, note: str) -> 
 
 
 def _empty_responses(ctx: Context, store: Store) -> tuple[Table | None, dict[str, Any] | None]:
-    """The items with an empty response (a model returned nothing) and how the votes on them went."""
-    from annotate.analysis.empty import empty_response_votes
+    """The items with an empty response (a model returned nothing) and how the votes on them went:
+    all of them, then one row per item (the first ``ctx.max_rows``; the JSON lists every item)."""
+    from annotate.analysis.empty import empty_response_votes, empty_response_votes_per_item
     from annotate.store.frames import empty_responses_frame
 
     empty = empty_responses_frame(store)
     if empty.empty:
         return None, None
-    result = empty_response_votes(ctx.votes, empty, ctx.pairwise)
-    listed = "; ".join(f"{item} ({slot})" for item, slot in result.items[:20])
-    more = f"; and {len(result.items) - 20} more" if len(result.items) > 20 else ""
-    note = (f"Empty responses (a model returned nothing): {listed}{more}. They are judged like any response and "
-            "count in every figure; an empty response is always the shorter one in the length bias.")
-    if ctx.pairwise:
-        columns = (Column("items", "int"), Column("votes", "int"), Column("for an empty response", "int"),
-                   Column("for a non-empty one", "int"), Column("tie or both bad", "int"))
-        row: tuple[Any, ...] = (result.n_items, result.n_votes, result.for_empty, result.for_other,
-                                result.tie_or_both_bad)
-    else:
-        columns = (Column("items", "int"), Column("votes", "int"), Column("median grade", "num1"))
-        row = (result.n_items, result.n_votes, result.median_grade)
-    notes = (note,) + (("median grade –: not enough data (n = 0 votes on these items).",)
-                       if not ctx.pairwise and result.median_grade is None else ())
-    table = Table("empty_responses", "Items with an empty response", columns, (row,), notes)
-    return table, result.to_json()
+    overall = empty_response_votes(ctx.votes, empty, ctx.pairwise)
+    per_item = empty_response_votes_per_item(ctx.votes, empty, ctx.pairwise)
+
+    def row(name: str, slots: str, r: Any) -> tuple[Any, ...]:
+        counts = (r.for_empty, r.for_other, r.tie_or_both_bad) if ctx.pairwise else (r.median_grade,)
+        return (name, slots, r.n_votes, *counts)
+
+    columns = [Column("item"), Column("empty"), Column("votes", "int")]
+    columns += ([Column("for an empty response", "int"), Column("for a non-empty one", "int"),
+                 Column("tie or both bad", "int")] if ctx.pairwise else [Column("median grade", "num1")])
+    rows = [row(f"(all {plural(overall.n_items, 'item')})", "", overall)]
+    rows += [row(r.items[0][0], ", ".join(slot for _, slot in r.items), r) for r in per_item[:ctx.max_rows]]
+    notes = ["Responses whose text is empty or white space (a model returned nothing). They are judged like any "
+             "response and count in every figure; an empty response is always the shorter one in the length bias."]
+    if len(per_item) > ctx.max_rows:
+        notes.append(f"{plural(len(per_item) - ctx.max_rows, 'more item')} in the JSON report.")
+    if not ctx.pairwise and any(r.median_grade is None for r in [overall, *per_item[:ctx.max_rows]]):
+        notes.append("median grade –: not enough data (n = 0 votes on the item).")
+    table = Table("empty_responses", "Items with an empty response", tuple(columns), tuple(rows), tuple(notes))
+    return table, overall.to_json()
