@@ -91,7 +91,9 @@ def test_single_sessions_give_the_median_grade_on_empty_responses(project: Path)
         store.add_items(items)
         store.add_external_labels([ExternalLabel("x.csv", r, "crowd", "g0", g) for r, g in (("u", "1"), ("v", "2"),
                                                                                              ("w", "6"))])
+        store.add_external_labels([ExternalLabel("x.csv", "u", "crowd", "g1", "invalid", raw="n/a")])
         data = build_report(spec, store, n_boot=0).data
+    assert (data["session"]["excluded"]["invalid"], data["session"]["excluded"]["unknown_labels"]) == (1, 0)
     empty = data["biases"]["empty_responses"]
     assert (empty["n_items"], empty["n_votes"], empty["median_grade"]) == (1, 3, 2.0)
     assert data["biases"]["position"] is None
