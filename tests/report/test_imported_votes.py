@@ -69,7 +69,7 @@ def test_items_with_an_empty_response_are_flagged_with_their_votes(report) -> No
     assert (empty["n_items"], empty["n_votes"], empty["for_empty"], empty["for_other"],
             empty["tie_or_both_bad"]) == (2, 6, 2, 4, 0)
     table = next(t for s in report.sections for t in s.tables if t.key == "empty_responses")
-    assert [r[:3] for r in table.rows] == [("(all 2 items)", "", 6), ("q0", "B", 3), ("q1", "B", 3)]
+    assert [r[:3] for r in table.rows] == [("(2 items)", "", 6), ("q0", "B", 3), ("q1", "B", 3)]
     assert table.rows[1][3:] == (1, 2, 0)  # q0: claude for the empty B; alice and gpt for A
     assert "Items with an empty response" in render(report, "text")
 

@@ -59,8 +59,8 @@ def bias_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
             "share = votes for the response the rater saw first among non-tie votes (k of n), for imported votes "
             "whose display order the file gave (labels import --shown-first / --shown-first-column); 50 % without "
             "position bias when the order is randomised; a judge always shown the same slot first mixes position "
-            "with a preference for that slot. Exact two-sided binomial test against one half, Wilson interval. "
-            f"{plural(n_unknown, 'imported vote')} of unknown order left out."))
+            "with a preference for that slot. Exact two-sided binomial test against one half, Wilson interval."
+            + (f" {plural(n_unknown, 'imported vote')} of unknown order left out." if n_unknown else "")))
     tables.append(_bias_table(
         "bias_length", "Length bias: share of non-tie votes for the longer response", length, ctx.max_rows,
         "share = votes for the longer response (characters) among non-tie votes on responses of "
@@ -98,7 +98,7 @@ def _empty_responses(ctx: Context, store: Store) -> tuple[Table | None, dict[str
     columns = [Column("item"), Column("empty"), Column("votes", "int")]
     columns += ([Column("for an empty response", "int"), Column("for a non-empty one", "int"),
                  Column("tie or both bad", "int")] if ctx.pairwise else [Column("median grade", "num1")])
-    rows = [row(f"(all {plural(overall.n_items, 'item')})", "", overall)]
+    rows = [row(f"({plural(overall.n_items, 'item')})", "", overall)]
     rows += [row(r.items[0][0], ", ".join(slot for _, slot in r.items), r) for r in per_item[:ctx.max_rows]]
     notes = ["Responses whose text is empty or white space (a model returned nothing). They are judged like any "
              "response and count in every figure; an empty response is always the shorter one in the length bias."]
