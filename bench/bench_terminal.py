@@ -1,0 +1,239 @@
+"""The annotator's key path measured from outside, in a real terminal, optionally on a busy host.
+
+`annotate start` runs in tmux (a private server, 160x48). For each item the benchmark sends `1`
+(Left better) and then `Enter`, and polls `tmux capture-pane` until the next item's first words
+show: the time from sending Enter to seeing them is the key-to-screen latency an annotator feels.
+The prompt of every item starts with a unique marker (`Q00042`), so the poll knows which item is
+on screen. Launch is the time from starting the tmux window to the first item's marker showing.
+
+tmux's own cost (send-keys, the pane's redraw, capture-pane) is measured in the same run by a
+trivial baseline: a shell loop that prints a marker as soon as it reads a key. Its median is
+printed, and subtracted nowhere: the figures are what an annotator sees.
+
+Paces:
+- `annotator`: before each key, wait 0.5 s (the read-ahead and rendering of the next items finish,
+  as when someone reads for a few seconds);
+- `rapid`: send the next key the moment the item shows (nothing read or rendered ahead).
+
+`--busy` runs one competing busy process per core (pure CPU loops, nice 0) during the whole run,
+as when many annotators share a host over ssh.
+
+    python bench/bench_terminal.py                       # 10k and 50k characters, both paces, idle
+    python bench/bench_terminal.py --busy                # the same with every core busy
+    python bench/bench_terminal.py --sizes 10000 --items 40
+
+Targets (issue 15): in busy mode p95 <= 50 ms at 10k (annotator pace), <= 100 ms at 50k (rapid),
+launch <= 0.7 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import multiprocessing
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_tui import markdown_doc, percentile  # noqa: E402
+
+from annotate.model import Item, Message, Response  # noqa: E402
+from annotate.plan import ensure_queue  # noqa: E402
+from annotate.session import create_session, load_session, open_store  # noqa: E402
+
+WIDTH, HEIGHT = 160, 48
+POLL_S = 0.001
+
+
+class Tmux:
+    def __init__(self) -> None:
+        self.socket = f"annotate-bench-{os.getpid()}"
+
+    def run(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True).stdout
+
+    def open(self, name: str, command: str, cwd: Path) -> int:
+        self.run("-f", "/dev/null", "new-session", "-d", "-s", name, "-x", str(WIDTH), "-y", str(HEIGHT),
+                 f"cd '{cwd}' && exec env TERM=xterm-256color {command}")
+        return int(self.run("list-panes", "-t", name, "-F", "#{pane_pid}").split()[0])
+
+    def screen(self, name: str) -> str:
+        return self.run("capture-pane", "-p", "-t", name)
+
+    def keys(self, name: str, *keys: str) -> None:
+        self.run("send-keys", "-t", name, *keys)
+
+    def wait_for(self, name: str, text: str, timeout: float = 30.0) -> float:
+        """Poll until `text` is on screen; the monotonic time it was first seen."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if text in self.screen(name):
+                return time.monotonic()
+            time.sleep(POLL_S)
+        raise TimeoutError(f"{text!r} not on screen after {timeout} s:\n{self.screen(name)}")
+
+    def close(self) -> None:
+        self.run("kill-server")
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+@contextlib.contextmanager
+def busy_host(enabled: bool) -> Iterator[int]:
+    """One CPU-bound process per core while the block runs; yields how many."""
+    if not enabled:
+        yield 0
+        return
+    procs = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(os.cpu_count() or 1)]
+    for p in procs:
+        p.start()
+    try:
+        yield len(procs)
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.join()
+
+
+def make_session(folder: Path, chars: int, n: int) -> None:
+    spec = create_session("bench", "pairwise", seed=5, folder=folder / "sessions")
+    items = [
+        Item(
+            id=f"t-{chars}-{i:05d}", kind="pairwise",
+            conversation=(Message("user", f"Q{i:05d} explain the sorting helper and its edge cases."),),
+            responses=(Response("A", markdown_doc(chars, 2 * i), "model-a"),
+                       Response("B", markdown_doc(chars, 2 * i + 1), "model-b")),
+        )
+        for i in range(n)
+    ]
+    with open_store(spec) as store:
+        store.add_items(items)
+        queue = ensure_queue(store, spec, "bench")
+    order = [a.item_id for a in queue]
+    (folder / "order.txt").write_text("\n".join(f"Q{int(i.rsplit('-', 1)[1]):05d}" for i in order))
+
+
+def command() -> str:
+    annotate = Path(sys.executable).with_name("annotate")
+    runner = f"'{annotate}'" if annotate.exists() else f"'{sys.executable}' -m annotate"
+    return f"{runner} start bench --annotator bench"
+
+
+def app_rss_mb(pid: int) -> float:
+    """Peak resident memory of the app process so far (VmHWM), in MB."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def measure(folder: Path, chars: int, n: int, pace: str) -> dict[str, float | list[float]]:
+    markers = (folder / "order.txt").read_text().split("\n")
+    term = Tmux()
+    try:
+        started = time.monotonic()
+        pid = term.open("app", command(), folder)
+        shown = term.wait_for("app", markers[0])
+        launch = shown - started
+        term.keys("app", "g")  # the guideline opens beside the panes on a first item: close it
+        time.sleep(0.5)
+        latencies = []
+        for k in range(1, min(n, len(markers))):
+            if pace == "annotator":
+                time.sleep(0.5)
+            term.keys("app", "1")
+            sent = time.monotonic()
+            term.keys("app", "Enter")
+            latencies.append((term.wait_for("app", markers[k]) - sent) * 1000)
+        rss = app_rss_mb(pid)
+        term.keys("app", "q")
+        time.sleep(0.5)
+    finally:
+        term.close()
+    return {"launch_ms": launch * 1000, "latencies": latencies, "rss_mb": rss}
+
+
+def tmux_baseline(rounds: int = 40) -> list[float]:
+    """Key sent -> marker visible for a shell loop that echoes a marker per key: tmux's own cost."""
+    term = Tmux()
+    try:
+        script = 'i=0; while read -rsn1 k; do i=$((i+1)); echo "MARK$i"; done'
+        term.open("base", f"bash -c '{script}'", Path.cwd())
+        time.sleep(0.3)
+        out = []
+        for i in range(1, rounds + 1):
+            sent = time.monotonic()
+            term.keys("base", "x")
+            out.append((term.wait_for("base", f"MARK{i}") - sent) * 1000)
+        return out
+    finally:
+        term.close()
+
+
+def line(name: str, values: list[float]) -> str:
+    return (f"  {name:<34} n={len(values):<4} median {statistics.median(values):7.1f} ms"
+            f"   p95 {percentile(values, 95):7.1f} ms   max {max(values):7.1f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="10000,50000", help="characters per response, comma-separated")
+    parser.add_argument("--items", type=int, default=60, help="items per size")
+    parser.add_argument("--busy", action="store_true", help="one competing busy process per core")
+    parser.add_argument("--paces", default="annotator,rapid")
+    args = parser.parse_args()
+    if shutil.which("tmux") is None:
+        sys.exit("tmux is not installed")
+    sizes = [int(s) for s in args.sizes.split(",")]
+    with busy_host(args.busy) as busy:
+        print(f"annotate in a real terminal (tmux {WIDTH}x{HEIGHT}), {os.cpu_count()} cores,"
+              f" {'busy: ' + str(busy) + ' competing processes' if busy else 'idle host'};"
+              f" load average before: {os.getloadavg()[0]:.2f}")
+        base = tmux_baseline()
+        print(line("tmux baseline (key -> echo shown)", base))
+        results = {}
+        for chars in sizes:
+            with tempfile.TemporaryDirectory() as tmp:
+                folder = Path(tmp)
+                make_session(folder, chars, args.items)
+                for pace in args.paces.split(","):
+                    got = measure(folder, chars, args.items, pace)
+                    results[(chars, pace)] = got
+                    print(line(f"key_to_screen_{chars}_{pace}", got["latencies"]))  # type: ignore[arg-type]
+                    print(f"  {'launch_to_first_item_' + str(chars) + '_' + pace:<34} {got['launch_ms']:7.1f} ms"
+                          f"   app peak RSS {got['rss_mb']:.0f} MB")
+                    # the next pace starts a new sitting on the same session: resume at the first unanswered
+                    with open_store(load_session(folder / "sessions" / "bench.toml")) as store:
+                        store.db.execute("DELETE FROM events")
+                        store.db.execute("DELETE FROM judgments")
+                        store.db.conn.commit()
+    if (10000, "annotator") in results:
+        p95 = percentile(results[(10000, "annotator")]["latencies"], 95)  # type: ignore[arg-type]
+        print(f"target p95 <= 50 ms at 10k: {'met' if p95 <= 50 else 'MISSED'} ({p95:.1f} ms)")
+    if (50000, "rapid") in results:
+        p95 = percentile(results[(50000, "rapid")]["latencies"], 95)  # type: ignore[arg-type]
+        print(f"target p95 <= 100 ms at 50k rapid: {'met' if p95 <= 100 else 'MISSED'} ({p95:.1f} ms)")
+    launches = [r["launch_ms"] for r in results.values()]
+    print(f"target launch <= 0.7 s: {'met' if max(launches) <= 700 else 'MISSED'}"  # type: ignore[type-var]
+          f" (max {max(launches):.0f} ms)")  # type: ignore[type-var]
+
+
+if __name__ == "__main__":
+    main()
