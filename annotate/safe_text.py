@@ -28,8 +28,9 @@ must still never go through `Text.from_markup` or a markup-enabled widget.
 from __future__ import annotations
 
 import re
+from typing import TextIO
 
-__all__ = ["is_safe", "placeholder", "sanitize"]
+__all__ = ["SanitizingWriter", "escape_json", "is_safe", "one_line", "placeholder", "sanitize"]
 
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _TAGS = "\U000e0000-\U000e007f"
@@ -69,6 +70,53 @@ def sanitize(text: str) -> str:
     return _UNSAFE.sub(lambda m: m.group() if m.group("flag") else placeholder(m.group()), text)
 
 
+def one_line(text: object) -> str:
+    """`sanitize`d text that stays on one line: newlines and tabs shown as `␊` and `␉` too.
+
+    For a name, an id or a file name inside a message, where a line break would fake a new line.
+
+    >>> one_line("a\\nb\\x1b[2J")
+    'a␊b␛[2J'
+    """
+    return sanitize(str(text)).replace("\n", "\u240a").replace("\t", "\u2409")
+
+
 def is_safe(text: str) -> bool:
     """True when `sanitize` would leave `text` unchanged apart from line endings."""
     return all(m.group("flag") for m in _UNSAFE.finditer(text))
+
+
+def escape_json(text: str) -> str:
+    r"""JSON text with every terminal-active character written as a `\uXXXX` escape.
+
+    `text` must be JSON (as `json.dumps` writes it); the escapes only occur inside its strings, so
+    `json.loads` gives back exactly the same value. Characters beyond U+FFFF become a surrogate pair.
+
+    >>> escape_json('"a\u202eb"')
+    '"a\\u202eb"'
+    """
+    if _UNSAFE.search(text) is None:
+        return text
+    return _UNSAFE.sub(lambda m: m.group() if m.group("flag") else _json_escape(m.group()), text)
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+class SanitizingWriter:
+    """A text stream that passes everything written through `sanitize` (data shown on a terminal)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(sanitize(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()

@@ -1,9 +1,15 @@
-"""`annotate status`: a plain-text summary of a session for a lead."""
+"""`annotate status`: a plain-text summary of a session for a lead.
+
+Names, categories, sources and paths come from imported files and the file system: each is shown
+through `one_line` (terminal controls as visible symbols, no line breaks), so the summary is safe
+to print and its table stays aligned.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 
+from annotate.safe_text import one_line
 from annotate.spec import SessionSpec
 from annotate.store import Store
 
@@ -14,19 +20,20 @@ def session_status(spec: SessionSpec, store: Store) -> str:
     lines = [
         f"session   {spec.name} ({spec.kind}), guideline {spec.guideline}, seed {spec.seed}",
         _guideline_line(spec),
-        f"spec      {spec.path}",
-        f"file      {spec.db}",
+        f"spec      {one_line(spec.path)}",
+        f"file      {one_line(spec.db)}",
         f"plan      {store.get_meta('plan_hash') or 'none yet (queues are seeded per annotator)'}",
         *_plan_inputs(store),
         f"items     {len(items)}"
-        + (f" ({', '.join(f'{c} {n}' for c, n in _categories(items))})" if items else ""),
+        + (f" ({', '.join(f'{one_line(c)} {n}' for c, n in _categories(items))})" if items else ""),
         f"gold      {sum(1 for i in items if i.gold is not None)}",
     ]
     externals = store.external_labels()
     if externals:
         by_source = Counter((e.source, e.cohort) for e in externals)
         lines.append("imported  " + ", ".join(
-            f"{n} {cohort} labels from {source}" for (source, cohort), n in sorted(by_source.items())
+            f"{n} {one_line(cohort)} labels from {one_line(source)}"
+            for (source, cohort), n in sorted(by_source.items())
         ))
     lines += _suggestion_lines(spec, store)
     people = [a for a in store.annotators() if store.assignments(a.name)]
@@ -39,7 +46,7 @@ def session_status(spec: SessionSpec, store: Store) -> str:
         progress = store.progress(annotator.name)
         active_ms = sum(j.timings.active_ms or 0 for j in store.judgments(annotator.name))
         lines.append(
-            f"{annotator.name:<20} {annotator.cohort:<7} {progress.done:>6} {progress.skipped:>8}"
+            f"{one_line(annotator.name):<20} {one_line(annotator.cohort):<7} {progress.done:>6} {progress.skipped:>8}"
             f" {progress.total:>6} {_duration(active_ms):>9}"
         )
     overlap = _full_overlap(store)
@@ -52,7 +59,6 @@ def session_status(spec: SessionSpec, store: Store) -> str:
 def _suggestion_lines(spec: SessionSpec, store: Store) -> list[str]:
     """LLM suggestions per source model (and replies without a verdict), and the experiment's design."""
     from annotate.experiment import EXPERIMENT_META_KEY
-    from annotate.safe_text import sanitize
 
     lines = []
     real = Counter(s.source_model for s in store.suggestions() if not s.planted)
@@ -61,14 +67,14 @@ def _suggestion_lines(spec: SessionSpec, store: Store) -> list[str]:
     models = sorted(set(real) | set(planted) | set(failed))
     if models:
         lines.append("suggested " + "; ".join(
-            f"{sanitize(m)}: {real[m]}" + (f" (+{planted[m]} planted)" if planted[m] else "")
+            f"{one_line(m)}: {real[m]}" + (f" (+{planted[m]} planted)" if planted[m] else "")
             + (f", {failed[m]} without a verdict" if failed[m] else "")
             for m in models
         ))
     experiment = spec.experiment
     design = store.get_meta(EXPERIMENT_META_KEY)
     if experiment.modes != ("none",) or design:
-        source = f", source {experiment.suggestion_source}" if experiment.suggestion_source else ""
+        source = f", source {one_line(experiment.suggestion_source)}" if experiment.suggestion_source else ""
         lines.append(
             f"experiment modes {', '.join(experiment.modes)} ({experiment.assign}), planted rate "
             f"{experiment.planted_rate:.0%}{source}; design {design or 'not set up yet (annotate experiment)'}"
@@ -91,7 +97,7 @@ def _plan_inputs(store: Store) -> list[str]:
     inputs = json.loads(raw)
     rates = inputs.get("rates", {})
     return [
-        f"          {', '.join(inputs.get('annotators', []))}; overlap {inputs.get('overlap')};"
+        f"          {', '.join(one_line(a) for a in inputs.get('annotators', []))}; overlap {inputs.get('overlap')};"
         f" gold {rates.get('gold', 0):.0%}, attention {rates.get('attention', 0):.0%},"
         f" repeats {rates.get('repeat', 0):.0%}; plan seed {inputs.get('seed')}"
     ]
@@ -127,5 +133,5 @@ def _guideline_line(spec: SessionSpec) -> str:
     try:
         guideline = load_guideline(spec.guideline, spec.project_dir)
     except (GuidelineError, OSError) as exc:
-        return f"guideline NOT USABLE: {exc} (annotate start refuses to open until it is fixed)"
-    return f"guideline {guideline.id} v{guideline.version} ({guideline.path})"
+        return f"guideline NOT USABLE: {one_line(exc)} (annotate start refuses to open until it is fixed)"
+    return f"guideline {one_line(guideline.id)} v{one_line(guideline.version)} ({one_line(guideline.path)})"

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from annotate.cli.common import domain_errors, rel, session_argument
+from annotate.cli.common import domain_errors, echo, force_option, rel, session_argument
 from annotate.cli.group import main
 
 
@@ -60,8 +60,10 @@ def agreement(file: Path, layout: str, raters_as_rows: bool, level: str, order: 
     result = agreement_from_file(file, layout, level, raters_as_rows, labels, n_boot=n_boot, seed=seed,
                                  columns=columns)
     if as_json:  # the text report shows the warnings itself; the JSON object has exactly its documented keys
+        from annotate.safe_text import one_line
+
         for warning in result.warnings:
-            click.echo(f"warning: {warning}", err=True)
+            echo(f"warning: {one_line(warning)}", err=True)
     report = file_agreement_report(file, result, n_boot, seed)
     _print_report(report, "json" if as_json else "text")
 
@@ -75,7 +77,7 @@ def _print_report(report: Any, fmt: str) -> None:
         return
     from annotate.report.render import render
 
-    click.echo(render(report, fmt), nl=False)
+    echo(render(report, fmt), nl=False)
 
 @main.command()
 @session_argument
@@ -83,15 +85,16 @@ def _print_report(report: Any, fmt: str) -> None:
               show_default=True, help="text: tables on the terminal; md: Markdown; html: one self-contained file "
                                       "with charts; json: every figure under stable keys (README, 'Agreement and "
                                       "reports').")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
-              help="Write to FILE instead of printing (text becomes plain text).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to FILE instead of printing (text becomes plain text); an existing FILE only with --force.")
+@force_option
 @click.option("--bootstrap", "n_boot", type=click.IntRange(0, 100_000), default=1000, show_default=True,
               metavar="B", help="Bootstrap resamples for the 95 % intervals (0: no intervals).")
 @click.option("--seed", type=int, default=None, help="Seed of the bootstrap. Default: the session's seed.")
 @click.option("--include-planted", is_flag=True,
               help="Also count judgments made under planted (deliberately wrong) suggestions.")
 @domain_errors
-def report(session: str, fmt: str, output: Path | None, n_boot: int, seed: int | None,
+def report(session: str, fmt: str, output: Path | None, force: bool, n_boot: int, seed: int | None,
            include_planted: bool) -> None:
     """A lead's report on a session: agreement, MT-Bench pairwise agreement, biases, quality, ranking.
 
@@ -106,10 +109,14 @@ def report(session: str, fmt: str, output: Path | None, n_boot: int, seed: int |
       annotate report chat-evals --format html -o report.html
       annotate report chat-evals --format json --bootstrap 2000 > report.json
     """
+    from annotate.outputs import atomic_output, check_output, session_files
     from annotate.report.build import build_report
     from annotate.session import load_session, open_store
 
     spec = load_session(session)
+    protected = session_files(spec)
+    if output is not None:
+        check_output(output, protected, force=force)  # before the bootstrap runs, not after
     with open_store(spec) as store:
         built = build_report(spec, store, n_boot=n_boot, seed=seed, include_planted=include_planted)
     if output is None:
@@ -117,5 +124,7 @@ def report(session: str, fmt: str, output: Path | None, n_boot: int, seed: int |
         return
     from annotate.report.render import render
 
-    output.write_text(render(built, fmt), encoding="utf-8")
-    click.echo(f"wrote {rel(output)} ({fmt})", err=True)
+    text = render(built, fmt)
+    with atomic_output(output, protected, force=force) as tmp:
+        tmp.write_text(text, encoding="utf-8", newline="")
+    echo(f"wrote {rel(output)} ({fmt})", err=True)

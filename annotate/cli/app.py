@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from annotate.cli.common import annotator_name, command, domain_errors, session_argument
+from annotate.cli.common import annotator_name, command, domain_errors, echo, session_argument
 from annotate.cli.group import main
 
 
@@ -29,7 +29,7 @@ def start(session: str, annotator: str) -> None:
 
     name = annotator_name(annotator)
     summary = run_app(load_session(session), name)
-    click.echo(summary.line(command("start", session, "--annotator", name)))
+    echo(summary.line(command("start", session, "--annotator", name)))
 
 
 @main.command()
@@ -67,4 +67,4 @@ def demo(annotator: str | None, fresh: bool, folder: Path | None) -> None:
             annotator = "demo"
     spec = prepare_demo(folder, fresh=fresh)
     summary = run_app(spec, annotator_name(annotator))
-    click.echo(summary.line(command(*resume)))
+    echo(summary.line(command(*resume)))

@@ -1,14 +1,25 @@
 """What every command shares: turning domain errors into one-line messages, the SESSION
-argument, and how paths, commands and annotator names are printed and checked."""
+argument, and how paths, commands and annotator names are printed and checked.
+
+Everything a command prints for a person goes through `echo` (or `domain_errors` for errors), which
+passes it through `annotate.safe_text.sanitize`: ids, names, file names and messages come from
+files nobody on the team wrote, and must never act on the terminal. Data a command writes for a
+program (`export` to standard output, `suggest --print-prompt`) goes through `data_output`: the
+exact bytes when standard output is a file or a pipe, sanitised when it is a terminal.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TextIO, TypeVar
 
 import click
+
+from annotate.safe_text import SanitizingWriter, one_line, sanitize
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -24,21 +35,59 @@ def domain_errors(func: F) -> F:
             return func(*args, **kwargs)
         except (ValueError, StoreError, KeyError) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-            raise click.ClickException(str(message)) from None
+            raise click.ClickException(one_line(message)) from None
         except OSError as exc:
-            raise click.ClickException(f"{exc.filename or ''}: {exc.strerror or exc}") from None
+            raise click.ClickException(one_line(f"{exc.filename or ''}: {exc.strerror or exc}")) from None
 
     return wrapper  # type: ignore[return-value]
 
 
 session_argument = click.argument("session", metavar="SESSION")
 
+force_option = click.option("--force", is_flag=True,
+                            help="Replace FILE if it exists (never a session's spec or database files).")
+
+
+def echo(message: object = "", *, err: bool = False, nl: bool = True) -> None:
+    """`click.echo` of `message` made safe for a terminal (`sanitize`: newlines and tabs are kept)."""
+    click.echo(sanitize(str(message)), err=err, nl=nl)
+
+
+class _Utf8Bytes:
+    """Text written as UTF-8 straight to a binary stream: the same bytes as a file written with
+    `encoding="utf-8", newline=""`, whatever the locale says."""
+
+    def __init__(self, binary: BinaryIO) -> None:
+        self.binary = binary
+
+    def write(self, text: str) -> int:
+        self.binary.write(text.encode("utf-8"))
+        return len(text)
+
+    def flush(self) -> None:
+        self.binary.flush()
+
+
+@contextlib.contextmanager
+def data_output() -> Iterator[TextIO]:
+    """Standard output for data: byte-exact UTF-8 when redirected, `sanitize`d when it is a terminal."""
+    stdout = sys.stdout
+    if stdout.isatty():
+        yield SanitizingWriter(stdout)  # type: ignore[misc]
+        stdout.flush()
+        return
+    stdout.flush()
+    writer = _Utf8Bytes(stdout.buffer)
+    yield writer  # type: ignore[misc]
+    writer.flush()
+
 
 def rel(path: Path) -> str:
+    """`path` relative to the current folder when it is under it, sanitised to print on one line."""
     try:
-        return str(path.relative_to(Path.cwd()))
+        return one_line(path.relative_to(Path.cwd()))
     except ValueError:
-        return str(path)
+        return one_line(path)
 
 
 

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from annotate.cli.common import domain_errors, session_argument
+from annotate.cli.common import data_output, domain_errors, echo, force_option, rel, session_argument
 from annotate.cli.group import main
+from annotate.safe_text import one_line
 
 
 @main.command("import")
@@ -45,9 +46,14 @@ def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...]) -> N
     spec = load_session(session)
     with open_store(spec) as store:
         report = import_items(store, spec.schema, file, format=fmt, field_map=field_map)
-    click.echo(f"{report.summary()} from {file.name}")
-    for warning in report.warnings:
-        click.echo(f"warning: {warning}", err=True)
+    _print_import(f"{report.summary()} from {one_line(file.name)}", report.warnings)
+
+
+def _print_import(summary: str, warnings: tuple[str, ...]) -> None:
+    """An import's summary line, then its warnings, one line each (on standard error)."""
+    echo(summary)
+    for warning in warnings:
+        echo(f"warning: {one_line(warning)}", err=True)
 
 
 @main.group()
@@ -130,9 +136,7 @@ def labels_import(
                 store, spec.schema, file, layout=layout, raters=rater_columns, field_map=field_map,
                 label_map=label_map, source=source, format=fmt, skip_unmapped=skip_unmapped,
             )
-        click.echo(f"{imported.summary()} in {file.name}")
-        for warning in imported.warnings:
-            click.echo(f"warning: {warning}", err=True)
+        _print_import(f"{imported.summary()} in {one_line(file.name)}", imported.warnings)
         return
     if cohort is None:
         raise click.UsageError("--cohort is required (expert, crowd or llm), unless --as-suggestions")
@@ -142,9 +146,7 @@ def labels_import(
             label_map=label_map, source=source, format=fmt, skip_unmapped=skip_unmapped,
             shown_first=shown_first, shown_first_column=shown_first_column, shown_first_map=shown_first_map,
         )
-    click.echo(f"{report.summary()} from {file.name}")
-    for warning in report.warnings:
-        click.echo(f"warning: {warning}", err=True)
+    _print_import(f"{report.summary()} from {one_line(file.name)}", report.warnings)
 
 
 @main.command()
@@ -155,42 +157,62 @@ def labels_import(
 @click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "parquet"]), default="csv", show_default=True,
               help="parquet needs pyarrow (pip install 'annotate[parquet]') and -o.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write to this file (replaced whole). Default: standard output.")
+              help="Write to this file, whole or not at all (an existing one only with --force). Default:"
+                   " standard output.")
+@force_option
+@click.option("--raw-csv", is_flag=True,
+              help="CSV cells exactly as stored. By default a cell starting with =, +, -, @, tab or CR (not a plain"
+                   " number) gets a leading ' so a spreadsheet does not run it as a formula.")
 @click.option("--include-superseded", is_flag=True, help="Also judgments later replaced by a new answer.")
 @click.option("--include-planted", is_flag=True, help="Also judgments made under planted (wrong) suggestions.")
 @domain_errors
 def export(
-    session: str, what: str, fmt: str, output: Path | None, include_superseded: bool, include_planted: bool,
+    session: str, what: str, fmt: str, output: Path | None, force: bool, raw_csv: bool, include_superseded: bool,
+    include_planted: bool,
 ) -> None:
     """Export a session's items, judgments, imported labels or suggestions as CSV, JSON Lines or Parquet.
 
     Judgments: one row per current judgment, label in slot space (A/B) and label_side as seen on
     screen (left/right), with timings, confidence, guideline version, condition, and the suggestion
     linked to it (label, model, whether it was on screen). Items as JSON Lines are in the native
-    import format. Columns: README, 'Export: annotate export'.
+    import format. CSV is for spreadsheets: cells that would run as formulas get a leading ' (use
+    --raw-csv to import a CSV back). Standard output redirected to a file gets exactly the bytes of
+    -o FILE; on a terminal, control characters are shown as visible symbols. Never writes over a
+    session's spec or database files. Columns: README, 'Export: annotate export'.
 
     \b
     Example:
       annotate export evals > judgments.csv
       annotate export evals --what items --format jsonl -o items.jsonl
+      annotate export evals --what items --raw-csv -o items.csv --force
       annotate export evals --what labels --format parquet -o labels.parquet
     """
-    import sys
-
     from annotate.formats import export as write_export
+    from annotate.outputs import check_output, session_files
     from annotate.session import load_session, open_store
 
     spec = load_session(session)
+    protected = session_files(spec)
+    if output is not None:
+        check_output(output, protected, force=force)  # before the session file is even opened
     try:
         with open_store(spec) as store:
-            count = write_export(
-                store, what, fmt, output=output, stream=sys.stdout,
-                include_superseded=include_superseded, include_planted=include_planted,
-            )
+            if output is not None:
+                count = write_export(
+                    store, what, fmt, output=output, protected=protected, force=force, raw_csv=raw_csv,
+                    include_superseded=include_superseded, include_planted=include_planted,
+                )
+            else:
+                with data_output() as stream:
+                    count = write_export(
+                        store, what, fmt, stream=stream, raw_csv=raw_csv,
+                        include_superseded=include_superseded, include_planted=include_planted,
+                    )
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error
         import os
+        import sys
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return
     if output is not None:
-        click.echo(f"wrote {count} {what} rows to {output}", err=True)
+        echo(f"wrote {count} {what} rows to {rel(output)}", err=True)

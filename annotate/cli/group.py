@@ -2,12 +2,40 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
 import click
 
 from annotate import __version__
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _SafeGroup(click.Group):
+    """A group whose errors never act on the terminal: click's own messages quote what was typed
+    (`No such option: ...`, `Invalid value for ...`), so every error message is sanitised."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        with _sanitised_errors():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _sanitised_errors():
+            return super().invoke(ctx)
+
+
+@contextlib.contextmanager
+def _sanitised_errors() -> Iterator[None]:
+    try:
+        yield
+    except click.ClickException as exc:
+        from annotate.safe_text import sanitize
+
+        exc.message = sanitize(exc.message)
+        raise
+
+
+@click.group(cls=_SafeGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="annotate")
 def main() -> None:
     """Expert annotation of LLM outputs, and how far the judgments can be trusted.
@@ -22,4 +50,3 @@ def main() -> None:
       annotate import evals pairs.jsonl   # load items
       annotate start evals --annotator alice
     """
-

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from annotate.cli.common import domain_errors, rel, session_argument
+from annotate.cli.common import domain_errors, echo, rel, session_argument
 from annotate.cli.group import main
 
 
@@ -37,8 +37,8 @@ def init(name: str, kind: str, guideline: str | None, seed: int | None) -> None:
     load_guideline(guideline, Path.cwd())  # found and readable (front matter), or an error naming the file
     seed = seed if seed is not None else zlib.crc32(name.encode("utf-8"))
     spec = create_session(name, kind, guideline, seed)
-    click.echo(f"created {rel(spec.path)} and {rel(spec.db)} ({kind}, guideline {guideline})")
-    click.echo(f"next: annotate import {name} FILE")
+    echo(f"created {rel(spec.path)} and {rel(spec.db)} ({kind}, guideline {guideline})")
+    echo(f"next: annotate import {name} FILE")
 
 
 @main.command()
@@ -56,4 +56,4 @@ def status(session: str) -> None:
 
     spec = load_session(session)
     with open_store(spec) as store:
-        click.echo(session_status(spec, store))
+        echo(session_status(spec, store))

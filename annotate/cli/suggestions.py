@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from annotate.cli.common import domain_errors, session_argument
+from annotate.cli.common import domain_errors, echo, session_argument
 from annotate.cli.group import main
 from annotate.text import plural
 
@@ -68,14 +68,17 @@ def suggest(
     if api_key_env is not None and (problem := env_var_problem(api_key_env)) is not None:
         raise click.ClickException(problem)  # before anything else can print or store the value
     spec = load_session(session)
-    if print_prompt:
-        path = prompt_file
-        if path is None:
+    if print_prompt:  # as the judge would get it when redirected (`> my-judge.txt`), sanitised on a terminal
+        from annotate.cli.common import data_output
+
+        if prompt_file is None:
             from annotate.suggest.prompts import shipped_prompt_text
 
-            click.echo(shipped_prompt_text(spec.kind), nl=False)
-            return
-        click.echo(path.read_text(encoding="utf-8"), nl=False)
+            text = shipped_prompt_text(spec.kind)
+        else:
+            text = prompt_file.read_text(encoding="utf-8")
+        with data_output() as out:
+            out.write(text)
         return
     if not endpoint or not model:
         raise click.UsageError("--endpoint and --model are required (or --print-prompt)")
@@ -112,7 +115,7 @@ def suggest(
         (summary.cut_off, f"{summary.cut_off} cut off at --max-tokens"),
         (summary.contradictory, f"{summary.contradictory} contradicted themselves"),
     ) if count]
-    click.echo(
+    echo(
         f"asked about {plural(asked, 'item')}: {plural(summary.stored, 'suggestion')},"
         f" {summary.no_verdict} without a verdict{' (' + '; '.join(why) + ')' if why else ''}{unanswered};"
         f" {summary.skipped} already done (of {summary.total})"
@@ -120,13 +123,13 @@ def suggest(
     if spec.kind == "pairwise" and summary.stored:
         both = summary.consistent + summary.inconsistent
         alone = f"; {summary.one_order} more had no verdict in the swapped order" if summary.one_order else ""
-        click.echo(f"position consistency: {summary.consistent} of {plural(both, 'item')} got the same verdict"
-                   f" in both orders{alone}")
-    click.echo(f"prompt {summary.prompt_hash[:12]} ({prompt.source})")
+        echo(f"position consistency: {summary.consistent} of {plural(both, 'item')} got the same verdict"
+             f" in both orders{alone}")
+    echo(f"prompt {summary.prompt_hash[:12]} ({prompt.source})")
     for line in summary.request_errors:
-        click.echo(f"  no reply: {sanitize(line)[:200]}", err=True)
+        echo(f"  no reply: {sanitize(line)[:200]}", err=True)
     for line in summary.errors:
-        click.echo(f"  no verdict: {sanitize(line)[:200]}", err=True)
+        echo(f"  no verdict: {sanitize(line)[:200]}", err=True)
     if summary.aborted:
         raise click.ClickException(summary.aborted)
 
@@ -162,7 +165,7 @@ def experiment(session: str, dry_run: bool) -> None:
     with open_store(spec) as store:
         applied = apply_experiment(store, spec, dry_run=dry_run)
     for line in experiment_summary(applied, spec):
-        click.echo(line, err=line.startswith("note:"))
+        echo(line, err=line.startswith("note:"))
 
 
 @main.command()
@@ -187,4 +190,4 @@ def debrief(session: str, annotator: str) -> None:
         if store.annotator(annotator) is None:
             raise click.ClickException(f"no annotator {sanitize(annotator)!r} in this session")
         frame = anchoring_frame(store)
-    click.echo(sanitize(make_debrief(frame, annotator).text()))
+    echo(sanitize(make_debrief(frame, annotator).text()))

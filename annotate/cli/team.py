@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from annotate.cli.common import annotator_name, command, domain_errors, rel, session_argument
+from annotate.cli.common import annotator_name, command, domain_errors, echo, rel, session_argument
 from annotate.cli.group import main
 from annotate.text import plural
 
@@ -70,7 +70,7 @@ def plan(session: str, annotators: str | None, overlap: int | None, gold_rate: f
                 raise click.ClickException(
                     f"plan {store.get_meta('plan_hash')} does NOT match the assignments in {rel(spec.db)}"
                 )
-            click.echo(f"plan {store.get_meta('plan_hash')} verified: it matches its inputs and assignments")
+            echo(f"plan {store.get_meta('plan_hash')} verified: it matches its inputs and assignments")
             return
         names = None if annotators is None else [n.strip() for n in annotators.split(",") if n.strip()]
         names, k, rates, chosen_seed = resolve_plan_options(
@@ -83,14 +83,14 @@ def plan(session: str, annotators: str | None, overlap: int | None, gold_rate: f
 
             designed = apply_experiment(store, spec)
     for line in plan_summary(applied):
-        click.echo(line, err=line.startswith("note:"))
+        echo(line, err=line.startswith("note:"))
     if designed is not None:
         from annotate.experiment import experiment_summary
 
         for line in experiment_summary(designed, spec):
-            click.echo(line, err=line.startswith("note:"))
+            echo(line, err=line.startswith("note:"))
     if not dry_run and not no_spec and write_plan_to_spec(spec.path, plan_table_values(names, k, rates)):
-        click.echo(f"spec: [plan] in {rel(spec.path)} now says what was planned")
+        echo(f"spec: [plan] in {rel(spec.path)} now says what was planned")
 
 
 @main.command()
@@ -136,27 +136,27 @@ def merge(ctx: click.Context, session: str, others: tuple[Path, ...], strict: bo
                 (report.judgments, "judgment"), (report.events, "event"), (report.assignments, "assignment"),
                 (report.items, "item"), (report.annotators, "annotator"),
             ))
-            click.echo(
+            echo(
                 f"{verb} {rel(other)} (sha256 {report.sha256[:12]}): {added} added;"
                 f" {plural(report.already, 'judgment')} already here"
                 + (f"; {report.duplicates} judged the same in both (kept as history)" if report.duplicates else "")
                 + (f"; {plural(len(report.settled), 'conflict')} settled (--prefer {prefer})" if report.settled else "")
             )
             for c in report.conflicts:
-                click.echo(
+                echo(
                     f"  conflict: {sanitize(c.annotator)}, item {sanitize(c.item_id)}, position {c.position}:"
                     f" here {sanitize(c.ours)}, in the copy {sanitize(c.theirs)} ({c.reason})", err=True,
                 )
             for t in report.settled:
                 current, history = ("the copy's", "here") if t.kept == "copy" else ("here", "the copy's")
                 answers = {"the copy's": sanitize(t.theirs), "here": sanitize(t.ours)}
-                click.echo(
+                echo(
                     f"  settled: {sanitize(t.annotator)}, item {sanitize(t.item_id)}, position {t.position}:"
                     f" {current} {answers[current]} is current; {history} {answers[history]} is kept as history"
                 )
             left += report.conflicts
     if left:
-        click.echo(_conflicts_advice(left), err=True)
+        echo(_conflicts_advice(left), err=True)
         ctx.exit(1)
 
 
@@ -216,11 +216,11 @@ def adjudicate(session: str, annotator: str, list_only: bool) -> None:
         for d in found:
             votes = ", ".join(f"{sanitize(v.annotator)} {sanitize(v.label)}" for v in d.votes)
             done = f"  -> adjudicated {sanitize(settled[d.item_id])}" if d.item_id in settled else ""
-            click.echo(f"{sanitize(d.item_id)}: {votes}{done}")
+            echo(f"{sanitize(d.item_id)}: {votes}{done}")
         adjudicated = sum(d.item_id in settled for d in found)
-        click.echo(f"{plural(len(found), 'item')} in disagreement, {adjudicated} adjudicated")
+        echo(f"{plural(len(found), 'item')} in disagreement, {adjudicated} adjudicated")
         return
     from annotate.tui.screens.adjudicate import run_adjudication
 
     summary = run_adjudication(spec, name)
-    click.echo(summary.line(command("adjudicate", session, "--annotator", name)))
+    echo(summary.line(command("adjudicate", session, "--annotator", name)))

@@ -14,21 +14,23 @@
 - suggestions: every stored LLM suggestion (SUGGESTION_COLUMNS), planted ones flagged.
 
 In CSV, missing values are empty cells, booleans are `true`/`false`, and nested values are JSON
-text; in JSON Lines they are null, true/false and nested JSON. Parquet needs pyarrow (the
+text; a field with a comma, quote, CR or LF is quoted, and a cell a spreadsheet would run as a
+formula gets a leading `'` unless `raw_csv` (`csv_out`). In JSON Lines they are null, true/false
+and nested JSON, with terminal-active characters as `\\u` escapes. Parquet needs pyarrow (the
 `parquet` extra) and an output file; nested values are JSON text there too.
 """
 
 from __future__ import annotations
 
-import csv
 import json
-import os
-import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from annotate.formats.csv_out import csv_row
 from annotate.model import PAIRWISE_LABELS, Item, slot_to_side
+from annotate.outputs import Protected, atomic_output
+from annotate.safe_text import escape_json
 from annotate.store import Store
 
 WHATS = ("items", "judgments", "labels", "suggestions")
@@ -45,7 +47,6 @@ JUDGMENT_COLUMNS = (
 )
 LABEL_COLUMNS = ("source", "rater", "cohort", "item", "label", "raw")
 SUGGESTION_COLUMNS = ("item", "source_model", "label", "swapped_label", "planted", "prompt_hash", "rationale")
-_C1 = re.compile("[\x7f-\x9f]")
 
 
 class ExportError(ValueError):
@@ -85,13 +86,21 @@ def export_rows(
 
 def export(
     store: Store, what: str, fmt: str, *, output: Path | None = None, stream: TextIO | None = None,
-    include_superseded: bool = False, include_planted: bool = False,
+    include_superseded: bool = False, include_planted: bool = False, raw_csv: bool = False,
+    protected: Iterable[Protected] = (), force: bool = False,
 ) -> int:
-    """Write one export to `output` (a file, replaced whole) or `stream`; returns the row count."""
+    """Write one export to `output` or `stream`; returns the row count.
+
+    `output` is written whole or not at all (`annotate.outputs.atomic_output`): never over a
+    `protected` file, over another existing file only with `force`. CSV cells that a spreadsheet
+    would run as formulas get a leading `'` unless `raw_csv` (`annotate.formats.csv_out`).
+    """
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"--format {fmt!r}: expected one of {', '.join(EXPORT_FORMATS)}")
     if fmt == "parquet" and output is None:
         raise ExportError("--format parquet writes a binary file: give one with -o FILE")
+    if raw_csv and fmt != "csv":
+        raise ExportError(f"--raw-csv applies to --format csv, not {fmt}")
     if fmt == "parquet":
         _require_pyarrow()
     columns, rows = export_rows(
@@ -100,18 +109,14 @@ def export(
     )
     if output is None:
         assert stream is not None
-        _write_text(stream, fmt, columns, rows)
+        _write_text(stream, fmt, columns, rows, raw_csv=raw_csv)
         return len(rows)
-    tmp = output.with_name(output.name + ".tmp")
-    try:
+    with atomic_output(output, protected, force=force) as tmp:
         if fmt == "parquet":
             _write_parquet(tmp, columns, rows)
         else:
             with tmp.open("w", encoding="utf-8", newline="") as handle:
-                _write_text(handle, fmt, columns, rows)
-        os.replace(tmp, output)
-    finally:
-        tmp.unlink(missing_ok=True)
+                _write_text(handle, fmt, columns, rows, raw_csv=raw_csv)
     return len(rows)
 
 
@@ -195,30 +200,31 @@ def _judgment(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _json_line(row: dict[str, Any]) -> str:
-    """Compact JSON with C1 controls escaped too, so the output is inert on a terminal."""
-    text = json.dumps(row, ensure_ascii=False)
-    return _C1.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    """Compact JSON in which every terminal-active character is a `\\u` escape (`escape_json`), so
+    the line is inert on a terminal and `json.loads` gives the stored text back."""
+    return escape_json(json.dumps(row, ensure_ascii=False))
 
 
-def _cell(value: Any) -> Any:
+def _cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list | dict):
         return json.dumps(value, ensure_ascii=False)
-    return value
+    return str(value)
 
 
-def _write_text(stream: TextIO, fmt: str, columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> None:
+def _write_text(
+    stream: TextIO, fmt: str, columns: Sequence[str], rows: Sequence[dict[str, Any]], *, raw_csv: bool = False,
+) -> None:
     if fmt == "jsonl":
         for row in rows:
             stream.write(_json_line(row) + "\n")
         return
-    writer = csv.writer(stream, lineterminator="\n")
-    writer.writerow(columns)
+    stream.write(csv_row(columns, raw=True))
     for row in rows:
-        writer.writerow([_cell(row.get(column)) for column in columns])
+        stream.write(csv_row((_cell(row.get(column)) for column in columns), raw=raw_csv))
 
 
 def _require_pyarrow() -> None:
