@@ -98,13 +98,14 @@ def command(*args: str) -> str:
     return shlex.join(["annotate", *args])
 
 
-def annotator_name(name: str) -> str:
+def annotator_name(name: str, option: str = "--annotator") -> str:
+    """`name` if it is a valid annotator name (what `start` accepts), else a usage error naming `option`."""
     import re
 
-    if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$", name):
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}", name):
         raise click.BadParameter(
-            f"{name!r}: letters, digits, '.', '_', '@' or '-' (at most 64), starting with a letter or digit",
-            param_hint="--annotator",
+            f"{one_line(repr(name))}: letters, digits, '.', '_', '@' or '-' (at most 64), starting with a letter"
+            " or digit", param_hint=option,
         )
     return name
 

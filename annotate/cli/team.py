@@ -72,7 +72,9 @@ def plan(session: str, annotators: str | None, overlap: int | None, gold_rate: f
                 )
             echo(f"plan {store.get_meta('plan_hash')} verified: it matches its inputs and assignments")
             return
-        names = None if annotators is None else [n.strip() for n in annotators.split(",") if n.strip()]
+        names = None if annotators is None else [
+            annotator_name(n.strip(), "--annotators") for n in annotators.split(",") if n.strip()
+        ]
         names, k, rates, chosen_seed = resolve_plan_options(
             store, spec, names, overlap, gold_rate, attention_rate, repeat_rate, seed
         )
