@@ -76,8 +76,12 @@ def data_output() -> Iterator[TextIO]:
         yield SanitizingWriter(stdout)  # type: ignore[misc]
         stdout.flush()
         return
+    binary = getattr(stdout, "buffer", None)
+    if binary is None:  # a text-only stream (an embedding host): text as it is
+        yield stdout
+        return
     stdout.flush()
-    writer = _Utf8Bytes(stdout.buffer)
+    writer = _Utf8Bytes(binary)
     yield writer  # type: ignore[misc]
     writer.flush()
 
