@@ -166,7 +166,7 @@ def test_export_on_a_terminal_is_sanitised(world: World, what: str, fmt: str) ->
 
 def test_suggest_print_prompt_on_a_terminal(world: World) -> None:
     prompt = world.root / "judge.txt"
-    prompt.write_text("".join(f"{text}\n" for _, text in CASES if "\x00" not in text) + "{question}", "utf-8")
+    prompt.write_text("".join(f"{text}\n" for _, text in CASES) + "{question}", "utf-8")
     out = run_on_terminal(["suggest", str(world.spec_path), "--print-prompt", "--prompt", str(prompt)], world.root)
     assert_inert(out, "suggest --print-prompt on a terminal")
     assert "␛]8;;" in out
