@@ -50,3 +50,24 @@ def test_default_folder_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     assert default_folder() == tmp_path / "annotate" / "demo"
     monkeypatch.delenv("XDG_CACHE_HOME")
     assert default_folder() == Path.home() / ".cache" / "annotate" / "demo"
+
+
+def test_fresh_never_deletes_a_session_the_demo_did_not_make(tmp_path: Path) -> None:
+    """`annotate demo --dir PROJECT --fresh` in a project that has its own session called demo."""
+    from annotate.session import SessionError, create_session
+
+    own = create_session("demo", "pairwise", seed=1, folder=tmp_path / "sessions")
+    before = {p.name: p.read_bytes() for p in (tmp_path / "sessions").iterdir()}
+    with pytest.raises(SessionError, match="not the demo's own session"):
+        prepare_demo(tmp_path, fresh=True)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "sessions").iterdir()} == before
+    assert own.db.is_file()
+
+
+def test_fresh_starts_the_demo_over(tmp_path: Path) -> None:
+    spec = prepare_demo(tmp_path)
+    with open_store(spec) as store:
+        store.set_meta("scribble", "x")
+    spec = prepare_demo(tmp_path, fresh=True)
+    with open_store(spec) as store:
+        assert store.get_meta("scribble") is None and store.count_items() > 40

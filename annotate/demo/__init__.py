@@ -43,6 +43,7 @@ def prepare_demo(folder: Path | None = None, fresh: bool = False) -> SessionSpec
     sessions = folder / "sessions"
     spec_path = sessions / f"{DEMO_NAME}.toml"
     if fresh:
+        _check_is_demo(spec_path)
         for name in (f"{DEMO_NAME}.toml", f"{DEMO_NAME}.db", f"{DEMO_NAME}.db-wal", f"{DEMO_NAME}.db-shm"):
             (sessions / name).unlink(missing_ok=True)
     if spec_path.is_file():
@@ -50,5 +51,36 @@ def prepare_demo(folder: Path | None = None, fresh: bool = False) -> SessionSpec
     else:
         spec = create_session(DEMO_NAME, "pairwise", DEMO_GUIDELINE, DEMO_SEED, folder=sessions)
     with resources.as_file(resources.files(__name__) / ITEMS_FILE) as items_path, open_store(spec) as store:
+        if store.get_meta(DEMO_META_KEY) is None and _looks_like_demo(spec):
+            store.set_meta(DEMO_META_KEY, "1")
         import_items(store, spec.schema, items_path, format="native")
     return spec
+
+
+DEMO_META_KEY = "demo"
+"""Set in the demo's own session file: `--fresh` deletes only a session that has it."""
+
+
+def _looks_like_demo(spec: SessionSpec) -> bool:
+    return (spec.name, spec.kind, spec.seed, spec.guideline) == (DEMO_NAME, "pairwise", DEMO_SEED, DEMO_GUIDELINE)
+
+
+def _check_is_demo(spec_path: Path) -> None:
+    """Refuse to delete a session that `annotate demo` did not make (a `--dir` pointing at a project
+    with a session called demo)."""
+    from annotate.session import SessionError
+    from annotate.spec import load_spec
+    from annotate.store import Store
+
+    if not spec_path.is_file():
+        return
+    spec = load_spec(spec_path)
+    marked = False
+    if spec.db.is_file():
+        with Store.open(spec.db) as store:
+            marked = store.get_meta(DEMO_META_KEY) == "1"
+    if not marked or not _looks_like_demo(spec):
+        raise SessionError(
+            f"{spec_path} is not the demo's own session (annotate demo did not make it); --fresh deletes only the"
+            " demo's files: choose another --dir"
+        )
