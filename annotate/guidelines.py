@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
 REQUIRED = ("id", "version")
 
 

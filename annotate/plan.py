@@ -154,7 +154,7 @@ MIN_REPEAT_GAP = 11
 """A repeat's position minus its first showing's position: at least 10 other items between."""
 PLANNED_PURPOSES = ("main", "gold", "attention", "repeat")
 """Purposes the planner writes; `adjudication` assignments are made by `annotate adjudicate`."""
-ANNOTATOR_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
+ANNOTATOR_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}\Z")
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from annotate.model import PAIRWISE_LABELS, TASK_KINDS
+from annotate.nesting import deep_line, nesting_error, too_deep
 
-SESSION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-GUIDELINE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+SESSION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
+GUIDELINE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
 DEFAULT_GUIDELINE = {"pairwise": "pairwise-chat", "single": "single-grade", "rubric": "rubric-helpsteer"}
 DISPLAY_MODES = ("none", "upfront", "after", "on_request")
 
@@ -141,6 +142,12 @@ def load_spec(path: Path | str) -> SessionSpec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(path, "file", f"valid TOML: {exc}") from None
+    except RecursionError:
+        data = None
+    if data is None or too_deep(data):
+        line = deep_line(text, syntax="toml")
+        where = f" (line {line} is deeper)" if line else ""
+        raise SpecError(path, "file", f"valid TOML with {nesting_error()}{where}")
     return parse_spec(data, path)
 
 
@@ -216,7 +223,7 @@ def _criterion(path: Path, index: int, raw: Any) -> Criterion:
     table = _table(path, key, raw, required=True)
     _check_keys(path, key, table, _CRITERION_KEYS)
     name = _str(path, f"{key}.name", table.get("name"))
-    if not re.match(r"^[a-z][a-z0-9_]{0,31}$", name):
+    if not re.match(r"[a-z][a-z0-9_]{0,31}\Z", name):
         raise SpecError(path, f"{key}.name", "lower-case letters, digits and '_'")
     low, high = _scale(path, f"{key}.scale", table.get("scale", [0, 4]))
     description = _str(path, f"{key}.description", table.get("description", ""))

@@ -46,6 +46,18 @@ class Case:
     """Substrings of the error: always the location and the field, plus what was expected."""
     args: tuple[str, ...] = ()
     command: tuple[str, ...] = ("import",)
+    session: bool = True
+    """The command takes SESSION before the file (`agreement` takes the file alone)."""
+
+
+def nested(depth: int, inner: str = "1") -> str:
+    """A JSON value nested `depth` lists deep."""
+    return "[" * depth + inner + "]" * depth
+
+
+DEEP = 100_000
+"""Far past Python's recursion limit: the JSON parser itself raises RecursionError."""
+MAPPED = ("--map", "prompt=q", "--map", "A=r1", "--map", "B=r2")
 
 
 def _arena_missing_b() -> bytes:
@@ -163,6 +175,49 @@ CASES = [
          ("line 3", 'column "item"', '"nope"'), args=("--cohort", "expert"), command=("labels", "import")),
     Case("labels: missing column", "votes.csv", lambda: b"item,who,label\nn1,ann,A\n",
          ('column "rater"', '"who"'), args=("--cohort", "expert"), command=("labels", "import")),
+    Case("deeply nested JSON", "a.jsonl",
+         lambda: lines(pair("a"), f'{{"id": "b", "prompt": "x", "metadata": {{"k": {nested(DEEP)}}}}}'),
+         ("line 2", "nested at most 100 levels deep")),
+    Case("JSON nested just under the recursion limit", "a.jsonl",
+         lambda: lines(pair("a", metadata={"k": json.loads(nested(900))})), ("line 1", "nested at most 100 levels")),
+    Case("deeply nested JSON array", "a.json",
+         lambda: ("[" + json.dumps(pair("a")) + ",\n" + json.dumps(pair("b"))[:-1] + ',\n"metadata": '
+                  + nested(DEEP) + "}]").encode(), ("line 3", "nested at most 100 levels deep")),
+    Case("mapped: deeply nested JSON", "a.jsonl",
+         lambda: lines({"q": "x", "r1": "a", "r2": "b"}, f'{{"q": "x", "r1": "a", "r2": {nested(DEEP)}}}'),
+         ("line 2", "nested at most 100 levels deep"), args=MAPPED),
+    Case("arena: deeply nested JSON", "battles.json",
+         lambda: json.dumps(arena_records())[:-1].encode() + b", " + nested(DEEP).encode() + b"]",
+         ("line 1", "nested at most 100 levels deep"), args=("--format", "arena")),
+    Case("labels: deeply nested JSON", "votes.jsonl",
+         lambda: lines({"item": "n1", "rater": "ann", "label": "A"}, f'{{"item": "n1", "rater": "b", "label": '
+                                                                       f'{nested(DEEP)}}}'),
+         ("line 2", "nested at most 100 levels deep"), args=("--cohort", "expert"), command=("labels", "import")),
+    Case("suggestions: deeply nested JSON", "judge.jsonl",
+         lambda: f'{{"item": "n1", "rater": "m", "label": {nested(DEEP)}}}\n'.encode(),
+         ("line 1", "nested at most 100 levels deep"), args=("--as-suggestions",), command=("labels", "import")),
+    Case("agreement: deeply nested JSON", "ratings.jsonl",
+         lambda: lines({"unit": 1, "rater": "a", "label": 1}, f'{{"unit": 1, "rater": "b", "label": {nested(DEEP)}}}'),
+         ("line 2", "nested at most 100 levels deep"), command=("agreement",), session=False),
+    Case("agreement: deeply nested JSON array", "ratings.json",
+         lambda: f'[{{"unit": 1, "rater": "a", "label": 1}},\n{nested(DEEP)}]'.encode(),
+         ("line 2", "nested at most 100 levels deep"), command=("agreement",), session=False),
+    Case("integer id of 401 digits", "a.jsonl",
+         lambda: lines(pair("a")) + b'{"id": ' + b"7" * 401 + b', "prompt": "x", "responses": {}}\n',
+         ("line 2", 'field "id"', "at most 256 characters", "(401 characters)")),
+    Case("integer id past Python's digit limit", "a.jsonl",
+         lambda: b'{"id": ' + b"7" * 5000 + b', "prompt": "x", "responses": {}}\n',
+         ("line 1", "a number of more than 4,300 digits")),
+    Case("mapped: integer id of 401 digits", "a.json",
+         lambda: ('[{"i": ' + "7" * 401 + ', "q": "x", "r1": "a", "r2": "b"}]').encode(),
+         ("record 1", '"i"', "at most 256 characters"), args=("--map", "id=i", *MAPPED)),
+    Case("labels: integer item id of 401 digits", "votes.jsonl",
+         lambda: ('{"item": ' + "7" * 401 + ', "rater": "ann", "label": "A"}\n').encode(),
+         ("line 1", '"item"', "at most 256 characters"), args=("--cohort", "expert"), command=("labels", "import")),
+    Case("labels: rater name with a trailing newline", "votes.jsonl",
+         lambda: lines({"item": "n1", "rater": "alice", "label": "A"},
+                       {"item": "n1", "rater": "alice\n", "label": "B"}),
+         ("line 2", '"rater"', "printable"), args=("--cohort", "expert"), command=("labels", "import")),
 ]
 
 
@@ -193,7 +248,7 @@ def test_bad_input_is_refused_and_nothing_is_written(
     spec = load_session("s")
     (tmp_path / case.file).write_bytes(case.content())
     before = fingerprint(spec)
-    result = cli(*case.command, "s", case.file, *case.args)
+    result = cli(*case.command, *(("s",) if case.session else ()), case.file, *case.args)
     assert result.exit_code == 1, result.output
     error = result.stderr.strip()
     assert error.startswith(f"Error: {case.file}"), error[:300]
@@ -351,6 +406,19 @@ SESSION_CASES = [
                 "sessions/s.toml", ("[session.guideline]", "not a path")),
     SessionCase("spec: a symbolic link out of sessions/", _spec_link_out, "sessions/s.toml",
                 ("symbolic link", "outside")),
+    SessionCase("spec: deeply nested TOML", lambda p: edit_spec(p, "[experiment]", f"x = {nested(DEEP)}\n[experiment]"),
+                "sessions/s.toml", ("valid TOML", "nested at most 100 levels deep", "line 13 is deeper")),
+    SessionCase("spec: TOML nested just under the recursion limit",
+                lambda p: edit_spec(p, "[experiment]", f"x = {nested(500)}\n[experiment]"),
+                "sessions/s.toml", ("valid TOML", "nested at most 100 levels deep", "line 13 is deeper")),
+    SessionCase("spec: deeply nested inline table",
+                lambda p: edit_spec(p, "[experiment]", "x = " + "{a = " * DEEP + "1" + "}" * DEEP + "\n[experiment]"),
+                "sessions/s.toml", ("valid TOML", "nested at most 100 levels deep")),
+    SessionCase("spec: session name with a trailing newline", lambda p: edit_spec(p, 'name = "s"', 'name = "s\\n"'),
+                "sessions/s.toml", ("[session.name]", "letters, digits")),
+    SessionCase("spec: guideline id with a trailing newline",
+                lambda p: edit_spec(p, 'guideline = "pairwise-chat"', 'guideline = "pairwise-chat\\n"'),
+                "sessions/s.toml", ("[session.guideline]",)),
     SessionCase("guideline: no front matter", house_guideline("# House rules\n\nPick the better one.\n"),
                 "guidelines/house.md", ("line 1", "expected '---' opening the front matter"), GUIDELINE_COMMANDS),
     SessionCase("guideline: front matter never closed", house_guideline("---\nid: house\nversion: 1\n"),
@@ -546,3 +614,46 @@ def test_no_command_writes_over_a_session_file(
         assert "not even with --force" in error
         assert session_files(project) == before, f"{args} changed the session files"
     assert sorted(p.name for p in project.iterdir() if p.name not in ("link.csv", "copy.csv")) == ["sessions"]
+
+
+# -- names: `$` in a regular expression matches before a trailing newline -------------------------
+
+
+def test_an_annotator_name_with_a_trailing_newline_is_refused(
+    seeded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`start`, `adjudicate` and `demo` check --annotator with the same function; `adjudicate --list`
+    shows it without opening a screen."""
+    import shutil
+
+    from annotate.cli.common import annotator_name
+
+    shutil.copytree(seeded / "sessions", tmp_path / "sessions")
+    monkeypatch.chdir(tmp_path)
+    before = session_files(tmp_path)
+    result = cli("adjudicate", "s", "--list", "--annotator", "carol\n")
+    assert result.exit_code == 2, result.output
+    assert "--annotator" in result.stderr and "'carol\\n'" in result.stderr
+    assert session_files(tmp_path) == before
+    assert annotator_name("carol") == "carol"
+
+
+def test_a_planned_annotator_name_with_a_trailing_newline_is_refused(
+    seeded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import shutil
+
+    shutil.copytree(seeded / "sessions", tmp_path / "sessions")
+    monkeypatch.chdir(tmp_path)
+    edit_spec(tmp_path, "annotators = []", 'annotators = ["alice\\n", "bob"]')
+    before = session_files(tmp_path)
+    result = cli("plan", "s", "--overlap", "2")
+    assert result.exit_code == 1 and "annotator name 'alice\\n'" in result.stderr, result.output
+    assert session_files(tmp_path) == before
+    from annotate.plan import ANNOTATOR_NAME
+    from annotate.session import create_session
+
+    assert not ANNOTATOR_NAME.match("alice\n")
+    with pytest.raises(ValueError, match="a session name"):
+        create_session("s2\n", "pairwise", folder=tmp_path / "sessions")
+    assert not (tmp_path / "sessions" / "s2\n.toml").exists()

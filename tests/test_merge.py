@@ -297,6 +297,79 @@ def test_a_conflict_of_place_is_not_settled_by_prefer(tmp_path: Path) -> None:
         store.add_assignments([Assignment(0, "dave", other_item, 0)])
     result = CliRunner().invoke(main, ["merge", str(spec.path), str(copy), "--prefer", "copy"])
     assert result.exit_code == 1
-    assert "1 conflict of place (the files differ on the queue, the sides or the cohort) cannot be settled" \
-        in result.stderr
+    assert "1 conflict of place (the files differ on the queue, the sides, the cohort, an item's content or a" \
+        " judgment edited in place) cannot be settled" in result.stderr
     assert "To settle" not in result.stderr
+
+
+def test_a_copy_whose_item_text_was_edited_is_a_conflict(planned: SessionSpec) -> None:
+    """An item edited in the copy (its text changed in place, the stored hash left stale) must not
+    bring judgments made on other text: the assignment is a conflict and nothing of it comes in."""
+    copy = copy_of(planned, "alice-copy")
+    with open_store(planned) as store:
+        edited, fine = store.assignments("alice")[:2]
+    with Store.open(copy) as offline:
+        judge(offline, edited.id, "A", "alice")
+        judge(offline, fine.id, "B", "alice")
+    conn = sqlite3.connect(copy)
+    row = conn.execute("SELECT responses FROM items WHERE id = ?", [edited.item_id]).fetchone()
+    conn.execute("UPDATE items SET responses = ? WHERE id = ?", [row[0].replace("left text", "other text"),
+                                                                  edited.item_id])
+    conn.commit()
+    conn.close()
+    with open_store(planned) as store:
+        report = merge_session(store, copy)
+        (conflict,) = report.conflicts
+        assert (conflict.item_id, conflict.position) == (edited.item_id, 0)
+        assert "different content" in conflict.reason and not conflict.settleable
+        assert store.current_judgment(edited.id) is None and store.events(edited.id) == []
+        assert store.current_judgment(fine.id).label == "B"
+        with pytest.raises(MergeConflictError):
+            merge_session(store, copy, strict=True)
+
+
+def test_an_edited_item_the_session_lacks_is_stored_with_its_true_hash(tmp_path: Path) -> None:
+    spec = create_session("early", "pairwise", seed=5, folder=tmp_path / "sessions")
+    copy = spec.db.parent / "copy.db"
+    with open_store(spec):
+        pass
+    shutil.copy(spec.db, copy)
+    with Store.open(copy) as offline:
+        offline.add_items([make_item("q1")])
+        judge(offline, ensure_queue(offline, spec, "dave")[0].id, "B", "dave")
+    conn = sqlite3.connect(copy)
+    conn.execute("UPDATE items SET responses = replace(responses, 'left text', 'edited')")
+    conn.commit()
+    conn.close()
+    with open_store(spec) as store:
+        report = merge_session(store, copy)
+        assert report.items == 1 and not report.conflicts
+        (item,) = store.items()
+        assert item.responses[0].text == "edited"
+        assert store.conflicting_item_ids([item]) == []  # the stored hash is the content's, not the stale one
+        assert store.conflicting_item_ids([make_item("q1")]) == ["q1"]
+
+
+@pytest.mark.parametrize("column, value", [("label", "B"), ("rationale", "changed my mind"), ("confidence", 5)])
+def test_a_judgment_edited_in_place_under_the_same_uid_is_a_conflict(
+    planned: SessionSpec, column: str, value: object,
+) -> None:
+    with open_store(planned) as store:
+        target, fine = store.assignments("alice")[:2]
+        original = judge(store, target.id, "A", "alice")
+    copy = copy_of(planned, "alice-copy")
+    with Store.open(copy) as offline:
+        judge(offline, fine.id, "tie", "alice")
+    conn = sqlite3.connect(copy)
+    conn.execute(f"UPDATE judgments SET {column} = ? WHERE uid = ?", [value, original.uid])
+    conn.commit()
+    conn.close()
+    with open_store(planned) as store:
+        report = merge_session(store, copy)
+        (conflict,) = report.conflicts
+        assert original.uid in conflict.reason and column in conflict.reason and "edited in place" in conflict.reason
+        assert (conflict.item_id, conflict.position, conflict.ours) == (target.item_id, 0, "A")
+        assert store.current_judgment(target.id).uid == original.uid
+        assert getattr(store.current_judgment(target.id), column) != value
+        assert store.current_judgment(fine.id).label == "tie"
+        assert merge_log(store)[-1]["conflicts"] == 1

@@ -36,6 +36,8 @@ from typing import Any
 
 import pandas as pd
 
+from annotate.nesting import deep_line, nesting_error, too_deep
+
 __all__ = [
     "ALIASES",
     "LAYOUTS",
@@ -149,6 +151,19 @@ def _delimited(path: Path, text: str, delimiter: str) -> _Table:
     return _Table(header, tuple(rows), "line 1 (header)")
 
 
+def _loads(path: Path, text: str, first_line: int) -> Any:
+    """JSON text (starting on line `first_line` of the file), refused when nested too deeply."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        value = None
+    else:
+        if not too_deep(value):
+            return value
+    line = first_line - 1 + (deep_line(text) or 1)
+    raise RatingsFileError(f"{path}: line {line}: expected {nesting_error()}, found deeper nesting")
+
+
 def _records(path: Path, text: str, kind: str) -> _Table:
     objects: list[tuple[str, Any]] = []
     if kind == "jsonl":
@@ -156,12 +171,12 @@ def _records(path: Path, text: str, kind: str) -> _Table:
             if not line.strip():
                 continue
             try:
-                objects.append((f"line {number}", json.loads(line)))
+                objects.append((f"line {number}", _loads(path, line, number)))
             except json.JSONDecodeError as exc:
                 raise RatingsFileError(f"{path}: line {number}, column {exc.colno}: not JSON: {exc.msg}") from None
     else:
         try:
-            data = json.loads(text)
+            data = _loads(path, text, 1)
         except json.JSONDecodeError as exc:
             raise RatingsFileError(f"{path}: line {exc.lineno}, column {exc.colno}: not JSON: {exc.msg}") from None
         if not isinstance(data, list):

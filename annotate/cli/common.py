@@ -104,9 +104,9 @@ def command(*args: str) -> str:
 
 def annotator_name(name: str, option: str = "--annotator") -> str:
     """`name` if it is a valid annotator name (what `start` accepts), else a usage error naming `option`."""
-    import re
+    from annotate.plan import ANNOTATOR_NAME
 
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}", name):
+    if not ANNOTATOR_NAME.match(name):
         raise click.BadParameter(
             f"{one_line(repr(name))}: letters, digits, '.', '_', '@' or '-' (at most 64), starting with a letter"
             " or digit", param_hint=option,

@@ -177,8 +177,8 @@ def _conflicts_advice(conflicts: list[Any]) -> str:
         )
     if places:
         text += (
-            f" {plural(places, 'conflict')} of place (the files differ on the queue, the sides or the cohort)"
-            " cannot be settled by --prefer."
+            f" {plural(places, 'conflict')} of place (the files differ on the queue, the sides, the cohort, an item's"
+            " content or a judgment edited in place) cannot be settled by --prefer."
         )
     return text
 

@@ -67,7 +67,7 @@ def check_id(record: Record, field: str, value: Any, *, field_kind: str = "field
     """A non-blank string of printable characters (an integer is accepted and written as text)."""
     expected = f"an {what}: a non-empty string or an integer"
     if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
+        value = str(value)  # then held to the same limit as an id written as text
     if not isinstance(value, str) or not value.strip():
         raise record.error(expected, field, got=value, field_kind=field_kind)
     if len(value) > MAX_ID_CHARS:

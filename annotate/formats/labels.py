@@ -35,7 +35,7 @@ from annotate.spec import LabelSchema
 
 LABEL_TARGETS = ("item", "rater", "label")
 LAYOUTS = ("long", "wide")
-_INTEGRAL = re.compile(r"^[+-]?\d+\.0*$")
+_INTEGRAL = re.compile(r"[+-]?\d+\.0*\Z")
 
 
 @dataclass(frozen=True)

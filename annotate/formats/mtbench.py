@@ -39,7 +39,7 @@ WINNERS = {
 REQUIRED = ("question_id", "model_a", "model_b", "winner", "judge", "turn", "conversation_a", "conversation_b")
 CATEGORIES = ("writing", "roleplay", "reasoning", "math", "coding", "extraction", "stem", "humanities")
 """MT-Bench's 80 questions are ids 81-160, ten per category in this order."""
-_HUMAN_JUDGE = re.compile(r"^(expert|author)_\d+$")
+_HUMAN_JUDGE = re.compile(r"(expert|author)_\d+\Z")
 _FLIP = {"A": "B", "B": "A"}
 
 

@@ -12,12 +12,14 @@ import codecs
 import csv
 import io
 import json
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from annotate.formats.errors import _MISSING, FormatError
+from annotate.nesting import deep_line, nesting_error, too_deep
 
 Container = Literal["csv", "tsv", "json", "jsonl"]
 CONTAINERS: tuple[str, ...] = ("csv", "tsv", "json", "jsonl")
@@ -165,8 +167,25 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} (not a JSON number; write null or a string)")
 
 
+class _TooDeep(ValueError):
+    def __init__(self, line: int | None) -> None:
+        self.line = line
+        """The line of the parsed text where the nesting passes MAX_DEPTH (None: not found)."""
+        super().__init__(nesting_error())
+
+
 def _loads(text: str) -> Any:
-    return json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+    try:
+        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+    except RecursionError:
+        raise _TooDeep(deep_line(text)) from None
+    except ValueError as exc:
+        if str(exc).startswith("Exceeds the limit"):  # Python's cap on integer digits, with advice for programmers
+            raise ValueError(f"a number of more than {sys.get_int_max_str_digits():,} digits") from None
+        raise
+    if too_deep(value):
+        raise _TooDeep(deep_line(text))
+    return value
 
 
 def _json_array(file: str, text: str) -> tuple[Record, ...]:
@@ -176,6 +195,8 @@ def _json_array(file: str, text: str) -> tuple[Record, ...]:
         raise FormatError(file, "valid JSON", line=exc.lineno, found=f"{exc.msg} at column {exc.colno}") from None
     except _DuplicateKey as exc:
         raise FormatError(file, "each key once per object", field=exc.key, found="it twice") from None
+    except _TooDeep as exc:
+        raise FormatError(file, str(exc), line=exc.line, found="deeper nesting") from None
     except ValueError as exc:
         raise FormatError(file, "valid JSON", found=str(exc)) from None
     if not isinstance(data, list):
@@ -204,6 +225,8 @@ def _jsonl(file: str, text: str) -> tuple[Record, ...]:
         except _DuplicateKey as exc:
             raise FormatError(file, "each key once per object", line=number, field=exc.key,
                               found="it twice") from None
+        except _TooDeep as exc:
+            raise FormatError(file, str(exc), line=number, found="deeper nesting") from None
         except ValueError as exc:
             raise FormatError(file, "valid JSON", line=number, found=str(exc)) from None
         if not isinstance(value, dict):

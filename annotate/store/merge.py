@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from annotate.store.codec import content_hash, item_from_row
 from annotate.store.schema import SCHEMA_VERSION
 from annotate.store.store import Store, StoreError, utc_now
 from annotate.text import plural
@@ -234,8 +235,18 @@ class _Source:
         self.events = [dict(r) for r in conn.execute("SELECT * FROM events ORDER BY id")]
 
     def item(self, item_id: str) -> dict[str, Any] | None:
+        """The copy's item row with its content hash recomputed from its content (the stored hash
+        is not trusted: an edit in place leaves it stale); `content_hash` is "" when the row cannot
+        be read back as an item."""
         row = self.conn.execute("SELECT * FROM items WHERE id = ?", [item_id]).fetchone()
-        return None if row is None else dict(row)
+        if row is None:
+            return None
+        found = dict(row)
+        try:
+            found["content_hash"] = content_hash(item_from_row(found))
+        except (ValueError, KeyError, TypeError):
+            found["content_hash"] = ""
+        return found
 
     def key(self, assignment_id: int) -> tuple[str, str, int]:
         row = self.assignments[assignment_id]
@@ -250,6 +261,38 @@ def _answer(row: dict[str, Any]) -> str:
     if scores:
         return json.dumps(scores, sort_keys=True)
     return str(row["label"])
+
+
+_NOT_CONTENT = ("id", "assignment_id", "superseded_by")
+"""Judgment columns that legitimately differ between two files holding the same judgment."""
+
+
+def _edited_judgments(db: Any, source: _Source, counts: _Counts) -> set[int]:
+    """The copy's assignments holding a judgment whose uid is here but whose content is not the
+    same (an edit in place, in either file): each is a conflict, and nothing of it is merged."""
+    here_columns = set(_columns(db, "judgments"))
+    edited: set[int] = set()
+    for row in source.judgments:
+        cursor = db.execute("SELECT * FROM judgments WHERE uid = ?", [row["uid"]])
+        found = cursor.fetchone()
+        if found is None:
+            continue
+        ours = dict(zip([d[0] for d in cursor.description], found, strict=True))
+        differ = sorted(c for c in row if c in here_columns and c not in _NOT_CONTENT and row[c] != ours[c])
+        name, item_id, position = source.key(row["assignment_id"])
+        here_key = db.execute(
+            "SELECT n.name, a.item_id, a.position FROM assignments a JOIN annotators n ON n.id = a.annotator_id"
+            " WHERE a.id = ?", [ours["assignment_id"]],
+        ).fetchone()
+        if here_key is None or tuple(here_key) != (name, item_id, position):
+            differ.append("assignment")
+        if differ:
+            edited.add(row["assignment_id"])
+            counts.conflicts.append(MergeConflict(
+                name, item_id, position, _answer(ours), _answer(row),
+                f"judgment {row['uid']} is in both files but differs in {', '.join(differ)} (edited in place)",
+            ))
+    return edited
 
 
 def _columns(db: Any, table: str) -> list[str]:
@@ -267,8 +310,8 @@ def _merge(db: Any, source: _Source, counts: _Counts, prefer: str | None = None)
     }
     annotator_ids = _Annotators(db, source, counts)
     mapped: dict[int, int] = {}
-    blocked: set[int] = set()
-    for other_id in sorted(wanted):
+    blocked = _edited_judgments(db, source, counts)
+    for other_id in sorted(wanted - blocked):
         target = _map_assignment(db, source, other_id, annotator_ids, counts)
         if target is None:
             blocked.add(other_id)
@@ -370,12 +413,12 @@ def _map_assignment(db: Any, source: _Source, other_id: int, annotators: _Annota
                 "the same assignment shows the sides the other way round here",
             ))
             return None
+        if not _same_item(db, source, item_id):
+            counts.conflicts.append(_item_conflict(name, item_id, position))
+            return None
         return int(here[0])
     if not _ensure_item(db, source, item_id, counts):
-        counts.conflicts.append(MergeConflict(
-            name, item_id, position, "item with other content", "item with other content",
-            "the item id holds different content in the two files",
-        ))
+        counts.conflicts.append(_item_conflict(name, item_id, position))
         return None
     # suggestions are not merged: the assignment keeps its condition, not the link
     cursor = db.execute(
@@ -388,12 +431,26 @@ def _map_assignment(db: Any, source: _Source, other_id: int, annotators: _Annota
     return int(cursor.lastrowid or 0)
 
 
-def _ensure_item(db: Any, source: _Source, item_id: str, counts: _Counts) -> bool:
+def _item_conflict(name: str, item_id: str, position: int) -> MergeConflict:
+    return MergeConflict(
+        name, item_id, position, "item with other content", "item with other content",
+        "the item id holds different content in the two files (an item edited in one of them)",
+    )
+
+
+def _same_item(db: Any, source: _Source, item_id: str) -> bool:
+    """The item has the same content in both files (recomputed from the copy's row)."""
     here = db.execute("SELECT content_hash FROM items WHERE id = ?", [item_id]).fetchone()
     theirs = source.item(item_id)
+    return here is not None and theirs is not None and theirs["content_hash"] == here[0]
+
+
+def _ensure_item(db: Any, source: _Source, item_id: str, counts: _Counts) -> bool:
+    here = db.execute("SELECT content_hash FROM items WHERE id = ?", [item_id]).fetchone()
     if here is not None:
-        return theirs is None or theirs["content_hash"] == here[0]
-    if theirs is None:
+        return _same_item(db, source, item_id)
+    theirs = source.item(item_id)
+    if theirs is None or not theirs["content_hash"]:
         return False
     columns = [c for c in _columns(db, "items") if c in theirs]
     db.execute(
