@@ -54,10 +54,11 @@ IDENTITY_META_KEY = "session"
 """Meta key holding which session the file belongs to: JSON with name, kind and label schema."""
 
 
-def open_store(spec: SessionSpec) -> Store:
-    """Open the session's SQLite file, creating it when the spec is new, and check that it is
-    this session's (`check_identity`)."""
-    store = Store.open(spec.db, create=True)
+def open_store(spec: SessionSpec, create: bool = False) -> Store:
+    """Open the session's SQLite file and check that it is this session's (`check_identity`). Only
+    `create=True` (`init`) makes a new file: a spec whose file is missing is an error that says so,
+    never a new empty session. Read-only when this user cannot write it."""
+    store = Store.open(spec.db, create=create)
     try:
         check_identity(spec, store)
     except BaseException:
@@ -80,7 +81,8 @@ def check_identity(spec: SessionSpec, store: Store) -> None:
     mine = session_identity(spec)
     raw = store.get_meta(IDENTITY_META_KEY)
     if raw is None:
-        store.set_meta(IDENTITY_META_KEY, _canonical(mine))
+        if not store.read_only:  # a read-only file is read as it is, never claimed
+            store.set_meta(IDENTITY_META_KEY, _canonical(mine))
         return
     stored = json.loads(raw)
     if (stored.get("name"), stored.get("kind")) != (mine["name"], mine["kind"]):
@@ -96,7 +98,8 @@ def check_identity(spec: SessionSpec, store: Store) -> None:
                 f" on {_schema_text(stored.get('schema'))}; the spec now says {_schema_text(mine['schema'])});"
                 " put [labels] back as it was, or start a new session for the new labels"
             )
-        store.set_meta(IDENTITY_META_KEY, _canonical(mine))
+        if not store.read_only:
+            store.set_meta(IDENTITY_META_KEY, _canonical(mine))
 
 
 def _canonical(value: Any) -> str:
@@ -139,7 +142,7 @@ def create_session(
             path.resolve(), spec.name, spec.kind, spec.guideline, spec.seed,
             spec.db, spec.schema, spec.plan, spec.experiment,
         )
-        open_store(spec).close()
+        open_store(spec, create=True).close()
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -50,7 +50,8 @@ def prepare_demo(folder: Path | None = None, fresh: bool = False) -> SessionSpec
         spec = load_spec(spec_path)
     else:
         spec = create_session(DEMO_NAME, "pairwise", DEMO_GUIDELINE, DEMO_SEED, folder=sessions)
-    with resources.as_file(resources.files(__name__) / ITEMS_FILE) as items_path, open_store(spec) as store:
+    items = resources.files(__name__) / ITEMS_FILE
+    with resources.as_file(items) as items_path, open_store(spec, create=True) as store:  # recreated if deleted
         if store.get_meta(DEMO_META_KEY) is None and _looks_like_demo(spec):
             store.set_meta(DEMO_META_KEY, "1")
         import_items(store, spec.schema, items_path, format="native")

@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from annotate.store import health
 from annotate.store.codec import content_hash, item_from_row
 from annotate.store.schema import SCHEMA_VERSION
 from annotate.store.store import Store, StoreError, utc_now
@@ -149,14 +150,18 @@ def open_read_only(path: Path) -> sqlite3.Connection:
     """The other session file, read-only (never migrated, never written)."""
     if not path.is_file():
         raise StoreError(f"{path}: no such session file")
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    health.check_before_open(path, create=False)
+    try:
+        conn = sqlite3.connect(health.read_only_uri(path, health.access(path).mode), uri=True)
+    except sqlite3.Error as exc:
+        raise _copy_error(exc, path) from None
     conn.row_factory = sqlite3.Row
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise StoreError(f"{path}: not a session file ({exc})") from None
+        raise _copy_error(exc, path) from None
     missing = [t for t in _NEEDED_TABLES if t not in tables]
     if missing or version < 1:
         conn.close()
@@ -183,7 +188,7 @@ def merge_session(
     sha = file_sha256(other)
     conn = open_read_only(other)
     try:
-        source = _Source(conn)
+        source = _Source(conn, other)
         counts = _Counts()
         try:
             with store.transaction() as db:
@@ -223,22 +228,35 @@ def _report(source: str, sha: str, counts: _Counts, written: bool) -> MergeRepor
     )
 
 
+def _copy_error(exc: sqlite3.Error, path: Path) -> StoreError:
+    """An SQLite error reading the copy, as one line naming the copy (not the session)."""
+    message = health.describe(exc, path)
+    return health.SessionFileError(message) if message else StoreError(f"{path}: not a session file ({exc})")
+
+
 class _Source:
     """The other file's rows, read once."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
         self.conn = conn
-        self.annotators = {r["id"]: (r["name"], r["cohort"], r["created"]) for r in conn.execute(
-            "SELECT id, name, cohort, created FROM annotators")}
-        self.assignments = {r["id"]: dict(r) for r in conn.execute("SELECT * FROM assignments")}
-        self.judgments = [dict(r) for r in conn.execute("SELECT * FROM judgments ORDER BY id")]
-        self.events = [dict(r) for r in conn.execute("SELECT * FROM events ORDER BY id")]
+        self.path = path
+        try:
+            self.annotators = {r["id"]: (r["name"], r["cohort"], r["created"]) for r in conn.execute(
+                "SELECT id, name, cohort, created FROM annotators")}
+            self.assignments = {r["id"]: dict(r) for r in conn.execute("SELECT * FROM assignments")}
+            self.judgments = [dict(r) for r in conn.execute("SELECT * FROM judgments ORDER BY id")]
+            self.events = [dict(r) for r in conn.execute("SELECT * FROM events ORDER BY id")]
+        except sqlite3.DatabaseError as exc:
+            raise _copy_error(exc, path) from None
 
     def item(self, item_id: str) -> dict[str, Any] | None:
         """The copy's item row with its content hash recomputed from its content (the stored hash
         is not trusted: an edit in place leaves it stale); `content_hash` is "" when the row cannot
         be read back as an item."""
-        row = self.conn.execute("SELECT * FROM items WHERE id = ?", [item_id]).fetchone()
+        try:
+            row = self.conn.execute("SELECT * FROM items WHERE id = ?", [item_id]).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise _copy_error(exc, self.path) from None
         if row is None:
             return None
         found = dict(row)

@@ -31,18 +31,16 @@ from annotate.model import (
     Suggestion,
     Timings,
 )
+from annotate.store import health
 from annotate.store._sqlite_utils import sqlite_utils
 from annotate.store.codec import content_hash, dumps, item_from_row, item_row
+from annotate.store.errors import StoreError
 from annotate.store.schema import migrate
 
 if TYPE_CHECKING:
     import pandas as pd
 
 BUSY_TIMEOUT_MS = 30_000
-
-
-class StoreError(Exception):
-    """A write the store refused; nothing was written."""
 
 
 class ItemConflict(StoreError):
@@ -105,27 +103,64 @@ class SuggestionFailure:
 class Store:
     """One session file. Open with `Store.open(path)`; use as a context manager to close."""
 
-    def __init__(self, db: sqlite_utils.Database, path: Path) -> None:
+    def __init__(self, db: sqlite_utils.Database, path: Path, read_only: str = "") -> None:
         self.db = db
         self.path = path
+        self.read_only_reason = read_only
+        """Why this user cannot write the file ("" when they can); every write is then refused."""
+        self._wal = None if read_only else health.WalWatch(path, db)
+
+    @property
+    def read_only(self) -> bool:
+        return bool(self.read_only_reason)
 
     # -- opening ---------------------------------------------------------------------------
 
     @classmethod
+    @health.session_file_errors
     def open(cls, path: Path | str, create: bool = False) -> Store:
-        """Open a session file; with create=True make it (and migrate) when it is missing."""
+        """Open a session file; with create=True make it (and migrate) when it is missing. A file
+        this user cannot write is opened read-only; a broken one is a SessionFileError that says
+        what is wrong and what to do (store/health.py)."""
         path = Path(path)
-        if not create and not path.exists():
-            raise StoreError(f"{path}: no such session file")
+        health.check_before_open(path, create)
+        access = health.access(path)
+        if access.mode != "rw":
+            return cls._open_read_only(path, access)
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
         db = sqlite_utils.Database(conn)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             _retry_locked(lambda: db.execute("PRAGMA journal_mode = wal"))
         db.execute("PRAGMA synchronous = FULL")
+        health.check_opened(db, path)
         migrate(db)  # foreign keys off: a migration may rebuild a table others refer to
         db.execute("PRAGMA foreign_keys = ON")
         return cls(db, path)
+
+    @classmethod
+    def _open_read_only(cls, path: Path, access: health.Access) -> Store:
+        """A session this user cannot write: opened read-only, never migrated; writes are refused."""
+        if not path.exists():
+            raise health.SessionFileError(f"{health.shown(path)}: cannot create it: {access.reason}")
+        conn = sqlite3.connect(
+            health.read_only_uri(path, access.mode), uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+            check_same_thread=False,
+        )
+        db = sqlite_utils.Database(conn)
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.execute("PRAGMA foreign_keys = ON")
+        try:
+            health.check_opened(db, path, read_only=access.reason)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(db, path, read_only=access.reason)
+
+    def require_writable(self, what: str) -> None:
+        """Refuse up front (SessionFileError) work that will write, on a session this user cannot write."""
+        if self.read_only:
+            raise health.read_only_error(self.path, self.read_only_reason, what)
 
     def close(self) -> None:
         self.db.close()
@@ -133,12 +168,18 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+        """Close; an SQLite error about the file itself leaves as a SessionFileError naming it."""
         self.close()
+        if exc is not None:
+            found = health.translate(exc, self.path, self.read_only_reason)
+            if found is not None and found is not exc:
+                raise found from exc
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite_utils.Database]:
         """One write transaction that takes the write lock up front (BEGIN IMMEDIATE)."""
+        self.require_writable("this command writes to it")
         if self.db.conn.in_transaction:
             with self.db.atomic():
                 yield self.db
@@ -150,6 +191,8 @@ class Store:
             self.db.conn.rollback()
             raise
         self.db.execute("COMMIT")
+        if self._wal is not None:
+            self._wal.after_commit()
 
     # -- meta ------------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from annotate.model import Assignment, Event, Judgment
 from annotate.plan import PLAN_META_KEY, ensure_default_queue
 from annotate.spec import SessionSpec
 from annotate.store import StaleAssignment, Store
+from annotate.store.health import error_text
 from annotate.store.sittings import HEARTBEAT_S, Sitting, heartbeat
 from annotate.tui.queue import Prefetcher, Queue, StoreRunner
 from annotate.tui.render import Doc, DocLines, LineCache
@@ -232,7 +233,8 @@ class AnnotateApp(App[None]):
         def done(f: Future) -> None:
             error = f.exception()
             stale = isinstance(error, StaleAssignment)
-            self.post_message(self.Saved(position, judgment, "" if error is None else str(error), stale=stale))
+            text = "" if error is None else error_text(error, self.store.path)
+            self.post_message(self.Saved(position, judgment, text, stale=stale))
 
         future.add_done_callback(done)
 
@@ -432,7 +434,8 @@ def run_app(
     from annotate.session import check_identity
 
     guideline = load_guideline(spec.guideline, spec.project_dir)
-    with Store.open(db or spec.db, create=True) as store:
+    with Store.open(db or spec.db) as store:
+        store.require_writable("annotating writes to it")
         check_identity(spec, store)
 
         def empty() -> str:

@@ -157,6 +157,7 @@ def run_adjudication(spec: SessionSpec, adjudicator: str) -> SittingSummary:
 
     guideline = load_guideline(spec.guideline, spec.project_dir)
     with Store.open(spec.db) as store:
+        store.require_writable("adjudicating writes to it")
         check_identity(spec, store)
         return run_in_sitting(
             store, adjudicator,
