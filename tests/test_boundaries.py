@@ -3,7 +3,7 @@
 - Spec and guideline paths cannot lead out of the project: not by `..`, an absolute path, or a
   symbolic link (the session file, a guideline file, or a spec named by session name). Links that
   stay inside are fine. (Every command's refusal, with the session file unchanged, is in
-  tests/test_bad_input.py::SESSION_CASES.)
+  tests/bad_input/spec_cases.py::SESSION_CASES.)
 - The API key of `annotate suggest` is never in the session file (nor its -wal / -shm), in anything
   printed, logged, exported or reported, even when a leaky server echoes it back in a reply or an
   error body.
