@@ -21,7 +21,8 @@ def session_status(spec: SessionSpec, store: Store) -> str:
         f"session   {spec.name} ({spec.kind}), guideline {spec.guideline}, seed {spec.seed}",
         _guideline_line(spec),
         f"spec      {one_line(spec.path)}",
-        f"file      {one_line(spec.db)}",
+        f"file      {one_line(spec.db)}"
+        + (f" (READ-ONLY: {one_line(store.read_only_reason)})" if store.read_only else ""),
         f"plan      {store.get_meta('plan_hash') or 'none yet (queues are seeded per annotator)'}",
         *_plan_inputs(store),
         f"items     {len(items)}"

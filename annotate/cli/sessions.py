@@ -1,4 +1,4 @@
-"""Creating a session and showing where it stands: `init`, `status`."""
+"""Creating a session, showing where it stands, and keeping a copy: `init`, `status`, `backup`."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import click
 
 from annotate.cli.common import domain_errors, echo, rel, session_argument
 from annotate.cli.group import main
+from annotate.safe_text import one_line
 
 
 @main.command()
@@ -57,3 +58,37 @@ def status(session: str) -> None:
     spec = load_session(session)
     with open_store(spec) as store:
         echo(session_status(spec, store))
+
+
+@main.command()
+@session_argument
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None, metavar="PATH",
+              help="Where to write the copy. Default: backups/NAME-YYYYmmdd-HHMMSS.db (UTC) beside the session file.")
+@click.option("--force", is_flag=True, help="Replace PATH if it exists (never the session's own files).")
+@domain_errors
+def backup(session: str, output: Path | None, force: bool) -> None:
+    """Copy a session file safely, even while annotators are working in it.
+
+    Uses SQLite's online backup: the copy holds every judgment saved when it started, is one
+    self-contained file, and is verified (PRAGMA integrity_check) before it is put in place. It
+    never replaces an existing file without --force, nor the session's own files at all. To
+    restore: README, 'Backups and broken files'.
+
+    \b
+    Example:
+      annotate backup evals
+      annotate backup evals -o /media/usb/evals-monday.db
+    """
+    from annotate.session import load_session, open_store
+    from annotate.store.backup import backup_session, default_backup_path, refuse_target, session_paths
+
+    spec = load_session(session)
+    target = output if output is not None else default_backup_path(spec.db)
+    refuse_target(target, session_paths(spec.db, spec.path), force)
+    with open_store(spec) as store:
+        made = backup_session(store, target)
+    echo(
+        f"wrote {one_line(rel(made.path))}: a copy of {one_line(rel(spec.db))} ({made.bytes:,} bytes;"
+        f" {made.items:,} items,"
+        f" {made.annotators:,} annotators, {made.judgments:,} judgments), integrity check ok"
+    )

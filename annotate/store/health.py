@@ -56,7 +56,8 @@ class Access:
 def shown(path: Path) -> str:
     """A path as a person would type it here: relative to the current folder when inside it."""
     try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+        absolute = Path(os.path.abspath(path))
+        return str(absolute.relative_to(Path.cwd())) if absolute != Path.cwd() else "."
     except (ValueError, OSError):
         return str(path)
 
@@ -350,8 +351,9 @@ def _lost_wal_message(path: Path, pages: int) -> str:
 
 class WalWatch:
     """Notices that the session's `-wal` file was deleted or replaced while this connection has the
-    session open. SQLite keeps writing to the deleted file, which no other program sees and which
-    is lost if this one is killed: a write that lands there must not be reported as saved."""
+    session open. SQLite goes on writing to the deleted file, which no other program sees and which
+    is lost if this one is killed; a write that would land there is refused, and a write that did
+    is not reported as saved. Once noticed, every later write is refused too."""
 
     def __init__(self, path: Path, db: Any) -> None:
         self.path = path
@@ -360,6 +362,8 @@ class WalWatch:
         self.identity = self._identity()
         """The `-wal` file this connection opened (SQLite creates it on opening), by device and inode."""
         self.active = True
+        self.broken = ""
+        """Why writes are refused, once the `-wal` file was found gone."""
 
     def _identity(self) -> tuple[int, int] | None:
         try:
@@ -368,21 +372,28 @@ class WalWatch:
             return None
         return stat.st_dev, stat.st_ino
 
-    def after_commit(self) -> None:
-        """Raise SessionFileError when the `-wal` file this connection writes to is no longer the
-        one on disk (called after every committed write)."""
+    def check(self, committed: bool = False) -> None:
+        """Raise SessionFileError when the `-wal` file this connection writes to is no longer the one
+        on disk: called once the write lock is held (nothing written yet) and after each commit."""
+        if self.broken:
+            raise SessionFileError(self.broken)
         if not self.active:
             return
         identity = self._identity()
         if self.identity is None:
-            if identity is None and str(self.db.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+            if identity is not None:
+                self.identity = identity
+                return
+            if str(self.db.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
                 self.active = False  # no write-ahead log (a file system without shared memory): nothing to watch
                 return
-            self.identity = identity
-        if identity is None or identity != self.identity:
-            p = shown(self.path)
-            raise SessionFileError(
-                f"{p}-wal was deleted (or replaced) while this program had the session open: what it saves now"
-                f" reaches {p} only when it closes normally, and is lost if it is killed; quit normally now"
-                " and check `annotate status`"
-            )
+        if identity is not None and identity == self.identity:
+            return
+        p = shown(self.path)
+        deleted = f"{p}-wal was deleted (or replaced) while this program had the session open"
+        advice = (f"what it saved before reaches {p} when it closes normally (and is lost if it is killed): quit"
+                  " normally now, then check `annotate status`")
+        self.broken = f"{deleted}: it writes nothing more; {advice}"
+        if committed:
+            raise SessionFileError(f"{deleted}: this change went only to the deleted file; {advice}")
+        raise SessionFileError(self.broken)

@@ -186,13 +186,15 @@ class Store:
             return
         _retry_locked(lambda: self.db.execute("BEGIN IMMEDIATE"))
         try:
+            if self._wal is not None:
+                self._wal.check()
             yield self.db
         except BaseException:
             self.db.conn.rollback()
             raise
         self.db.execute("COMMIT")
         if self._wal is not None:
-            self._wal.after_commit()
+            self._wal.check(committed=True)
 
     # -- meta ------------------------------------------------------------------------------
 

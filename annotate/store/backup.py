@@ -1,0 +1,107 @@
+"""`annotate backup`: a consistent copy of a session file, safe to take while annotators write.
+
+The copy is made with SQLite's online backup API in one step, from one read snapshot: writers carry
+on meanwhile (WAL), and the copy holds exactly the judgments committed when it started. It is
+written to a temporary file beside the target, turned into a single self-contained file (no
+`-wal`), checked with `PRAGMA integrity_check`, and only then renamed into place, so a target is
+never left half-written and a damaged session never passes for a good backup.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from annotate.store.errors import StoreError
+from annotate.store.health import BACKUP_FOLDER, shown
+from annotate.store.store import Store
+
+
+@dataclass(frozen=True)
+class BackupReport:
+    """What a backup wrote."""
+
+    path: Path
+    bytes: int
+    items: int
+    annotators: int
+    judgments: int
+
+
+def default_backup_path(db: Path, now: datetime | None = None) -> Path:
+    """`backups/<file name>-YYYYmmdd-HHMMSS.db` (UTC) beside the session file; `-2`, `-3`, ... when
+    one already has that name (two backups in the same second)."""
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M%S")
+    folder = db.parent / BACKUP_FOLDER
+    target = folder / f"{db.stem}-{stamp}.db"
+    number = 1
+    while target.exists():
+        number += 1
+        target = folder / f"{db.stem}-{stamp}-{number}.db"
+    return target
+
+
+def session_paths(db: Path, spec: Path | None = None) -> list[Path]:
+    """The files that make up a session: its file, what SQLite keeps beside it, and its spec."""
+    return [db, *(Path(f"{db}{suffix}") for suffix in ("-wal", "-shm", "-journal")), *([spec] if spec else [])]
+
+
+def refuse_target(target: Path, protected: Iterable[Path], force: bool) -> None:
+    """Refuse (ValueError) an output path that is one of the session's own files (even with force;
+    by name, through a symbolic link or as a hard link), a folder, or an existing file without force."""
+    resolved = target.resolve()
+    for path in protected:
+        same = resolved == path.resolve()
+        if not same and target.exists() and path.exists():
+            same = os.path.samefile(target, path)
+        if same:
+            raise ValueError(f"{shown(target)}: that is the session's own {_what(path)}; write the backup elsewhere")
+    if target.is_dir():
+        raise ValueError(f"{shown(target)}: a folder; give the backup a file name (-o FOLDER/NAME.db)")
+    if target.exists() and not force:
+        raise ValueError(f"{shown(target)} already exists; choose another name, or pass --force to replace it")
+
+
+def backup_session(store: Store, target: Path) -> BackupReport:
+    """Copy the open session `store` to `target` (checked first with `refuse_target`) and verify it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.partial-{os.getpid()}")
+    try:
+        report = _copy(store, temporary, target)
+        os.replace(temporary, target)
+    finally:
+        for leftover in session_paths(temporary):
+            leftover.unlink(missing_ok=True)
+    return report
+
+
+def _copy(store: Store, temporary: Path, target: Path) -> BackupReport:
+    copy = sqlite3.connect(temporary)
+    try:
+        store.db.conn.backup(copy)
+        copy.execute("PRAGMA journal_mode = DELETE")  # one self-contained file, however the session is kept
+        problems = [row[0] for row in copy.execute("PRAGMA integrity_check").fetchall()]
+        if problems != ["ok"]:
+            raise StoreError(
+                f"{shown(store.path)}: the session file is damaged (SQLite's integrity check of the copy: "
+                f"{problems[0]}{f' and {len(problems) - 1} more' if len(problems) > 1 else ''}); no backup was"
+                " written; restore an earlier backup"
+            )
+        counts = [copy.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                  for table in ("items", "annotators", "judgments")]
+    finally:
+        copy.close()
+    return BackupReport(target, temporary.stat().st_size, *counts)
+
+
+def _what(path: Path) -> str:
+    name = path.name
+    if name.endswith(("-wal", "-shm", "-journal")):
+        return f"SQLite {name.rsplit('-', 1)[1]} file ({shown(path)})"
+    if path.suffix == ".toml":
+        return f"spec ({shown(path)})"
+    return f"file ({shown(path)})"
