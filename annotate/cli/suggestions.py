@@ -97,6 +97,7 @@ def suggest(
 
     try:
         with open_store(spec) as store:
+            store.require_writable("suggest stores the verdicts in it")  # before asking the server anything
             summary = suggest_session(
                 store, prompt, config, scale=spec.schema.scale, concurrency=concurrency, limit=limit,
                 on_start=on_start, progress=lambda _outcome: bar.update(1),

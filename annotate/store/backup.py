@@ -68,7 +68,13 @@ def refuse_target(target: Path, protected: Iterable[Path], force: bool) -> None:
 
 def backup_session(store: Store, target: Path) -> BackupReport:
     """Copy the open session `store` to `target` (checked first with `refuse_target`) and verify it."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(
+            f"{shown(target.parent)}: cannot create the backup's folder ({exc.strerror}); write it elsewhere"
+            " with -o PATH"
+        ) from None
     temporary = target.with_name(f".{target.name}.partial-{os.getpid()}")
     try:
         report = _copy(store, temporary, target)
@@ -79,11 +85,23 @@ def backup_session(store: Store, target: Path) -> BackupReport:
     return report
 
 
+_SOURCE_DAMAGE = (11, 26)
+"""SQLITE_CORRUPT, SQLITE_NOTADB: a backup failing so is the session file's fault, not the target's."""
+
+
 def _copy(store: Store, temporary: Path, target: Path) -> BackupReport:
-    copy = sqlite3.connect(temporary)
     try:
-        store.db.conn.backup(copy)
-        copy.execute("PRAGMA journal_mode = DELETE")  # one self-contained file, however the session is kept
+        copy = sqlite3.connect(temporary)
+    except sqlite3.Error as exc:
+        raise _target_error(target, exc) from None
+    try:
+        try:
+            store.db.conn.backup(copy)
+            copy.execute("PRAGMA journal_mode = DELETE")  # one self-contained file, however the session is kept
+        except sqlite3.Error as exc:
+            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF in _SOURCE_DAMAGE:
+                raise  # the session's own damage: Store.__exit__ says so, naming the session file
+            raise _target_error(target, exc) from None
         problems = [row[0] for row in copy.execute("PRAGMA integrity_check").fetchall()]
         if problems != ["ok"]:
             raise StoreError(
@@ -96,6 +114,13 @@ def _copy(store: Store, temporary: Path, target: Path) -> BackupReport:
     finally:
         copy.close()
     return BackupReport(target, temporary.stat().st_size, *counts)
+
+
+def _target_error(target: Path, exc: sqlite3.Error) -> StoreError:
+    return StoreError(
+        f"{shown(target)}: the backup could not be written ({exc}); check that its folder is writable and has"
+        " space (and that `ulimit -f` allows a file this size); nothing was replaced"
+    )
 
 
 def _what(path: Path) -> str:

@@ -21,6 +21,7 @@ import os
 import sqlite3
 import struct
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -70,12 +71,14 @@ def access(path: Path) -> Access:
     how to read it and why (the reason goes into every refused write's message)."""
     folder = path.parent
     wal, shm = _side(path, "-wal"), _side(path, "-shm")
+    read_only_fs = _read_only_fs(folder)
+    folder_writable = not read_only_fs and os.access(folder, os.W_OK | os.X_OK, effective_ids=True)
     reason = ""
-    if _read_only_fs(folder):
+    if read_only_fs:
         reason = f"the file system holding {shown(folder)} is read-only"
     elif path.exists() and not os.access(path, os.W_OK, effective_ids=True):
         reason = f"{shown(path)} is not writable for you"
-    elif not os.access(folder, os.W_OK | os.X_OK, effective_ids=True):
+    elif not folder_writable:
         reason = f"its folder {shown(folder)} is not writable for you"
     else:
         for side in (wal, shm):
@@ -84,10 +87,16 @@ def access(path: Path) -> Access:
                 break
     if not reason:
         return Access("rw")
-    folder_closed = reason.startswith(("the file system", "its folder"))
-    if folder_closed and not wal.exists() and not shm.exists():
+    if not folder_writable and not wal.exists() and not shm.exists():
         return Access("immutable", reason)
     return Access("ro", reason)
+
+
+def copy_mode(path: Path) -> str:
+    """How to read a copy of a session that is only read (`annotate merge`): as an immutable file when
+    nothing is beside it (no writer has it open, and SQLite leaves no `-wal`/`-shm` behind), else
+    read-only with its `-wal` (which may hold answers not yet in the file)."""
+    return "ro" if _side(path, "-wal").exists() or _side(path, "-shm").exists() else "immutable"
 
 
 def read_only_uri(path: Path, mode: str = "ro") -> str:
@@ -137,19 +146,39 @@ def check_opened(db: Any, path: Path, read_only: str = "") -> None:
         )
 
 
+_opening: ContextVar[list[sqlite3.Connection] | None] = ContextVar("opening", default=None)
+
+
+def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+    """sqlite3.connect, remembered while a `session_file_errors` function runs: an open that fails
+    closes what it connected (so SQLite tidies up its `-wal` and `-shm` files)."""
+    conn = sqlite3.connect(*args, **kwargs)
+    opened = _opening.get()
+    if opened is not None:
+        opened.append(conn)
+    return conn
+
+
 def session_file_errors(open_func: F) -> F:
-    """Wrap a function taking (cls, path, ...) that opens a session file: SQLite errors about the file
-    become SessionFileErrors naming it."""
+    """Wrap a function taking (cls, path, ...) that opens a session file: when it fails, the
+    connections it made are closed, and SQLite errors about the file become SessionFileErrors
+    naming it."""
 
     @functools.wraps(open_func)
     def wrapper(cls: Any, path: Path | str, *args: Any, **kwargs: Any) -> Any:
+        opened: list[sqlite3.Connection] = []
+        token = _opening.set(opened)
         try:
             return open_func(cls, path, *args, **kwargs)
-        except sqlite3.Error as exc:
-            found = translate(exc, Path(path))
+        except BaseException as exc:
+            for conn in opened:
+                conn.close()
+            found = translate(exc, Path(path)) if isinstance(exc, sqlite3.Error) else None
             if found is None:
                 raise
             raise found from exc
+        finally:
+            _opening.reset(token)
 
     return wrapper  # type: ignore[return-value]
 
@@ -343,7 +372,8 @@ def _lost_wal_pages(path: Path) -> int:
 def _lost_wal_message(path: Path, pages: int) -> str:
     p = shown(path)
     held = f"held {pages:,} pages of changes" if pages else "held changes"
-    return (f"{p}-wal is missing, but {p}-shm says it {held} not yet in {p} (recent answers). If an annotation"
+    state = "is cut short" if _side(path, "-wal").exists() else "is missing"
+    return (f"{p}-wal {state}, but {p}-shm says it {held} not yet in {p} (recent answers). If an annotation"
             f" screen is still open on this session, quit it normally (q): its answers are written to {p} then."
             f" Otherwise put {p}-wal back if you can, or {restore_hint(path)}; to go on without those changes,"
             f" delete {p}-shm")

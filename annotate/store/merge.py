@@ -44,7 +44,6 @@ from typing import Any
 
 from annotate.store import health
 from annotate.store.codec import content_hash, item_from_row
-from annotate.store.schema import SCHEMA_VERSION
 from annotate.store.store import Store, StoreError, utc_now
 from annotate.text import plural
 
@@ -147,28 +146,35 @@ def file_sha256(path: Path) -> str:
 
 
 def open_read_only(path: Path) -> sqlite3.Connection:
-    """The other session file, read-only (never migrated, never written)."""
+    """The other session file, read-only (never migrated, never written), checked whole first
+    (`PRAGMA quick_check`): a damaged copy is refused before anything of it is merged."""
     if not path.is_file():
         raise StoreError(f"{path}: no such session file")
     health.check_before_open(path, create=False)
     try:
-        conn = sqlite3.connect(health.read_only_uri(path, health.access(path).mode), uri=True)
+        conn = sqlite3.connect(health.read_only_uri(path, health.copy_mode(path)), uri=True)
     except sqlite3.Error as exc:
         raise _copy_error(exc, path) from None
     conn.row_factory = sqlite3.Row
     try:
+        health.check_opened(conn, path)
+        problems = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
+        if problems != ["ok"]:
+            raise health.SessionFileError(
+                f"{health.shown(path)}: the copy is damaged (SQLite's check: {problems[0]}); nothing was merged"
+            )
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise _copy_error(exc, path) from None
+    except BaseException:
+        conn.close()
+        raise
     missing = [t for t in _NEEDED_TABLES if t not in tables]
     if missing or version < 1:
         conn.close()
         raise StoreError(f"{path}: not a session file (no {', '.join(missing) or 'schema version'})")
-    if version > SCHEMA_VERSION:
-        conn.close()
-        raise StoreError(f"{path}: written by a newer annotate (schema {version} > {SCHEMA_VERSION}); upgrade first")
     return conn
 
 

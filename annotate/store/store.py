@@ -127,13 +127,13 @@ class Store:
         access = health.access(path)
         if access.mode != "rw":
             return cls._open_read_only(path, access)
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+        conn = health.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
         db = sqlite_utils.Database(conn)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        health.check_opened(db, path)
         if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             _retry_locked(lambda: db.execute("PRAGMA journal_mode = wal"))
         db.execute("PRAGMA synchronous = FULL")
-        health.check_opened(db, path)
         migrate(db)  # foreign keys off: a migration may rebuild a table others refer to
         db.execute("PRAGMA foreign_keys = ON")
         return cls(db, path)
@@ -143,18 +143,14 @@ class Store:
         """A session this user cannot write: opened read-only, never migrated; writes are refused."""
         if not path.exists():
             raise health.SessionFileError(f"{health.shown(path)}: cannot create it: {access.reason}")
-        conn = sqlite3.connect(
+        conn = health.connect(
             health.read_only_uri(path, access.mode), uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
             check_same_thread=False,
         )
         db = sqlite_utils.Database(conn)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("PRAGMA foreign_keys = ON")
-        try:
-            health.check_opened(db, path, read_only=access.reason)
-        except BaseException:
-            conn.close()
-            raise
+        health.check_opened(db, path, read_only=access.reason)
         return cls(db, path, read_only=access.reason)
 
     def require_writable(self, what: str) -> None:
