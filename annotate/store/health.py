@@ -12,6 +12,7 @@ and `backup` still work: with SQLite's `mode=ro` where it can keep its shared-me
 the file; as an `immutable` file when it cannot (the folder is not writable) and no `-wal` file
 exists. No `-wal` means no writer has the file open at that moment, since a writer always has one;
 a writer that starts during a long read could leave that one read's figures stale, never the file.
+A copy given to `annotate merge` is read the same way (`copy_mode`).
 """
 
 from __future__ import annotations

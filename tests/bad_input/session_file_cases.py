@@ -118,14 +118,15 @@ import os, signal, sys
 from annotate.store import Store
 store = Store.open(sys.argv[1])
 store.ensure_annotator("zed")
-store.set_meta("left", "in the -wal only")
+store.set_meta("left", sys.argv[2])
 os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
-def killed_writer(db: Path) -> None:
-    """A real writer killed with SIGKILL after committing: its changes are only in the -wal file."""
-    done = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(db)], capture_output=True, check=False)
+def killed_writer(db: Path, left: str = "in the -wal only") -> None:
+    """A real writer killed with SIGKILL after committing: its changes (annotator zed, meta `left`)
+    are only in the -wal file."""
+    done = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(db), left], capture_output=True, check=False)
     assert done.returncode == -9, done.stderr
     assert Path(f"{db}-wal").stat().st_size > 32 and Path(f"{db}-shm").exists()
 

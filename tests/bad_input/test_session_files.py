@@ -71,3 +71,28 @@ def test_a_broken_copy_is_refused_by_merge_naming_the_copy(
     assert_one_line_error(result, ("merge",), "other.db", expected)
     assert session_files(project) == before
     assert sorted(p.name for p in project.iterdir()) == copy_before
+
+
+def test_the_advice_for_a_lost_wal_works(seeded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Put the -wal file back: everything is there. Delete the -shm file instead: the session opens
+    without the changes only the -wal held, as the message said."""
+    from annotate.store import Store
+
+    from .session_file_cases import killed_writer
+
+    project = project_from(seeded, tmp_path, monkeypatch)
+    db = project / "sessions" / "s.db"
+    killed_writer(db)
+    shutil.move(f"{db}-wal", project / "saved-wal")
+    assert "s.db-wal is missing" in cli("status", "s").stderr
+    shutil.move(project / "saved-wal", f"{db}-wal")
+    assert cli("status", "s").exit_code == 0
+    with Store.open(db) as store:
+        assert store.get_meta("left") == "in the -wal only"
+    killed_writer(db, left="lost with the -wal")
+    Path(f"{db}-wal").unlink()
+    assert "s.db-wal is missing" in cli("status", "s").stderr
+    Path(f"{db}-shm").unlink()
+    assert cli("status", "s").exit_code == 0
+    with Store.open(db) as store:
+        assert store.get_meta("left") == "in the -wal only"  # written into the file when the -wal came back
