@@ -40,13 +40,14 @@ ITEM_COMMANDS: tuple[tuple[str, ...], ...] = (
     ("status", "s"),
     ("import", "s", "ok.jsonl"),
     ("labels", "import", "s", "votes.csv", "--cohort", "expert"),
-    ("start", "s", "--annotator", "alice"),
     ("plan", "s", "--annotators", "alice,bob", "--overlap", "2"),
     ("report", "s", "--bootstrap", "0"),
     ("export", "s", "--what", "items", "--format", "jsonl"),
     ("backup", "s", "-o", "copy.db"),
 )
-"""The commands that read the items table (a damaged page there is found when it is read)."""
+"""The commands that read the items table (a damaged page there is found when it is read). Not
+`start`: it records its sitting (a row of `sittings`, opened and closed) before it reads the queue,
+so on this file it fails with the same one line but leaves that row."""
 
 
 def cut(size: int) -> Callable[[Path], None]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +66,14 @@ def pending_wal(project: Path) -> None:
     killed_writer(project / "sessions" / "s.db")
 
 
+def forget_identity(project: Path) -> None:
+    """A file written before sessions recorded their identity (which a writer would claim)."""
+    conn = sqlite3.connect(project / "sessions" / "s.db")
+    conn.execute("DELETE FROM meta WHERE key = 'session'")
+    conn.commit()
+    conn.close()
+
+
 @dataclass(frozen=True)
 class ReadOnlyCase:
     name: str
@@ -85,6 +94,8 @@ READ_ONLY_CASES = [
                  "sessions/s.db-wal is not writable for you"),
     ReadOnlyCase("read-only: the folder, with changes in its -wal",
                  both(pending_wal, chmod(0o555, "sessions")), "its folder sessions is not writable for you"),
+    ReadOnlyCase("read-only: a file that records no session yet", both(forget_identity, chmod(0o444, "sessions/s.db")),
+                 "sessions/s.db is not writable for you"),
     ReadOnlyCase("read-only: the file system", lambda project: None,
                  "the file system holding sessions is read-only", mount=True),
 ]
@@ -164,3 +175,19 @@ def test_a_read_only_session_shows_changes_only_in_its_wal(project: Path) -> Non
 
     with Store.open(project / "sessions" / "s.db") as store:
         assert store.annotator("zed") is not None and store.get_meta("left") == "in the -wal only"
+
+
+def test_a_read_only_file_of_an_older_annotate_says_it_must_be_upgraded_by_a_writer(project: Path) -> None:
+    from annotate.store.schema import SCHEMA_VERSION
+
+    require_permissions_apply(project)
+    conn = sqlite3.connect(project / "sessions" / "s.db")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    conn.close()
+    chmod(0o444, "sessions/s.db")(project)
+    before = digests(project / "sessions")
+    (done,) = run_commands([("status", "s")], project, unprivileged=True)
+    assert done["code"] == 1 and not done["traceback"]
+    assert done["stderr"].startswith(f"Error: sessions/s.db: written by an older annotate (schema {SCHEMA_VERSION - 1}"
+                                     f" of {SCHEMA_VERSION}) and read-only (sessions/s.db is not writable for you)")
+    assert_unchanged(project / "sessions", before)
