@@ -79,12 +79,15 @@ def backup(session: str, output: Path | None, force: bool) -> None:
       annotate backup evals
       annotate backup evals -o /media/usb/evals-monday.db
     """
+    from annotate.outputs import check_output, session_files
     from annotate.session import load_session, open_store
-    from annotate.store.backup import backup_session, default_backup_path, refuse_target, session_paths
+    from annotate.store.backup import backup_session, default_backup_path
 
     spec = load_session(session)
     target = output if output is not None else default_backup_path(spec.db)
-    refuse_target(target, session_paths(spec.db, spec.path), force)
+    if output is None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    check_output(target, session_files(spec), force=force)
     with open_store(spec) as store:
         made = backup_session(store, target)
     echo(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,29 +44,13 @@ def default_backup_path(db: Path, now: datetime | None = None) -> Path:
     return target
 
 
-def session_paths(db: Path, spec: Path | None = None) -> list[Path]:
-    """The files that make up a session: its file, what SQLite keeps beside it, and its spec."""
-    return [db, *(Path(f"{db}{suffix}") for suffix in ("-wal", "-shm", "-journal")), *([spec] if spec else [])]
-
-
-def refuse_target(target: Path, protected: Iterable[Path], force: bool) -> None:
-    """Refuse (ValueError) an output path that is one of the session's own files (even with force;
-    by name, through a symbolic link or as a hard link), a folder, or an existing file without force."""
-    resolved = target.resolve()
-    for path in protected:
-        same = resolved == path.resolve()
-        if not same and target.exists() and path.exists():
-            same = os.path.samefile(target, path)
-        if same:
-            raise ValueError(f"{shown(target)}: that is the session's own {_what(path)}; write the backup elsewhere")
-    if target.is_dir():
-        raise ValueError(f"{shown(target)}: a folder; give the backup a file name (-o FOLDER/NAME.db)")
-    if target.exists() and not force:
-        raise ValueError(f"{shown(target)} already exists; choose another name, or pass --force to replace it")
+def sidecars(db: Path) -> list[Path]:
+    """A database file and what SQLite keeps beside it."""
+    return [db, *(Path(f"{db}{suffix}") for suffix in ("-wal", "-shm", "-journal"))]
 
 
 def backup_session(store: Store, target: Path) -> BackupReport:
-    """Copy the open session `store` to `target` (checked first with `refuse_target`) and verify it."""
+    """Copy the open session `store` to `target` (checked first with `annotate.outputs.check_output`) and verify it."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -80,7 +63,7 @@ def backup_session(store: Store, target: Path) -> BackupReport:
         report = _copy(store, temporary, target)
         os.replace(temporary, target)
     finally:
-        for leftover in session_paths(temporary):
+        for leftover in sidecars(temporary):
             leftover.unlink(missing_ok=True)
     return report
 
