@@ -407,3 +407,13 @@ def test_cli_summary_for_one_item_is_singular(store: Store) -> None:
     assert result.exit_code == 0, result.output
     assert "asked about 1 item: 1 suggestion, 0 without a verdict, 0 without a reply;" in result.stdout
     assert "position consistency: 1 of 1 item got the same verdict" in result.stdout
+
+
+def test_a_reply_nested_too_deeply_is_a_failed_reply_not_a_traceback(store: Store) -> None:
+    store.add_items([pair("deep")])
+    deep = "[" * 200_000 + "]" * 200_000
+    with ChatServer({"deep": [("raw", deep)]}) as server:
+        summary = run(store, server, max_retries=0)
+    assert (summary.stored, summary.request_failed) == (0, 1)
+    (failure,) = store.suggestion_failures("deep")
+    assert "nested too deeply" in failure.error

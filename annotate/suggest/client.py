@@ -283,6 +283,9 @@ class ChatClient:
         except ValueError:
             raise ReplyError("the reply is not JSON (expected a chat-completions object)",
                              _cut(self._scrub(text))) from None
+        except RecursionError:
+            raise ReplyError("the reply is JSON nested too deeply to read (not a chat-completions object)",
+                             _cut(self._scrub(text))) from None
         try:
             choice = data["choices"][0]
             content = choice["message"]["content"]

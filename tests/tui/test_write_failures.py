@@ -72,3 +72,33 @@ async def test_a_deleted_wal_file_shows_not_saved_and_stops_writing(
 
     with Store.open(spec.db) as reopened:
         assert len(reopened.judgments("alice")) == 1
+
+
+async def test_an_item_that_cannot_be_read_is_said_and_the_sitting_goes_on(tmp_path: Path) -> None:
+    """A page of the items table goes bad while the app is open (a failing disk): going to an item
+    stored there shows why it cannot be read, and the annotator stays on the item on screen."""
+    from annotate.tui.screens.item import ItemScreen
+
+    items = [pairwise_item(i, a=f"A{i} " + "long answer text " * 200) for i in range(40)]
+    spec, store = make_session(tmp_path, items=items)
+    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    app = make_app(spec, store, "alice", open_guideline=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ItemScreen)
+        shown = screen.item
+        last = items[-1].id
+        target = next(i for i in range(len(app.queue)) if app.queue.assignments[i].item_id == last)
+        data = bytearray(spec.db.read_bytes())
+        page = int.from_bytes(data[16:18], "big")
+        keep = len(data) * 3 // 4 // page * page  # the last quarter of the file: the last items' pages
+        data[keep:] = bytes(len(data) - keep)
+        spec.db.write_bytes(bytes(data))
+        screen.go_to(target)
+        await pilot.pause()
+        assert screen.item is shown  # still on the item that was on screen
+        notes = [n.message for n in app._notifications]
+        assert any(f"Could not read item {target + 1}" in n for n in notes), notes
+        assert "\n" not in next(n for n in notes if "Could not read" in n)
+    store.close()

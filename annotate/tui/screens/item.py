@@ -250,12 +250,16 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
     def show_index(self, index: int) -> None:
         """Show the assignment at queue index `index` (its stored answer preselected)."""
         app = self.annotate_app
+        try:
+            assignment = app.queue.assignments[index]
+            self._read(assignment)
+            item = app.prefetcher.item(assignment.item_id).result()
+        except Exception as exc:  # a damaged or vanished session file: say so, never crash mid-sitting
+            self._unreadable(index, exc)
+            return
         # The render thread waits until this item is painted (rendering holds the GIL).
         self._render_hold = app.prefetcher.hold()
         self.index = index
-        assignment = app.queue.assignments[index]
-        self._read(assignment)
-        item = app.prefetcher.item(assignment.item_id).result()
         self.assignment, self.item = assignment, item
         self.events = []
         self.mode = ""
@@ -279,6 +283,19 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
                     revising=stored is not None)
         self._read_ahead(index)
         self.call_after_refresh(self._painted)
+
+    def _unreadable(self, index: int, error: Exception) -> None:
+        """Item `index` could not be read: stay on the item on screen (or, at start, quit) and say why."""
+        from annotate.safe_text import one_line
+        from annotate.store.health import error_text
+
+        reason = one_line(error_text(error, self.annotate_app.store.path))
+        if self.item is None:
+            self.app.exit(return_code=1, message=f"could not read item {index + 1} of your queue: {reason}")
+            return
+        self.record("item.unreadable", by_annotator=False, index=index, error=reason[:500])
+        self.app.notify(f"Could not read item {index + 1}: {reason}", severity="error", timeout=30)
+        self.app.bell()
 
     # -- events and the clock ----------------------------------------------------------------
 
