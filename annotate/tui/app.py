@@ -313,10 +313,12 @@ class AnnotateApp(App[None]):
             self.runner.call(heartbeat, self.store, self.sitting).add_done_callback(lambda f: f.exception())
 
     def _refresh_progress(self) -> None:
-        screen = self.screen
-        refresh = getattr(screen, "refresh_progress", None)
-        if refresh is not None:
-            refresh()
+        """Update the progress line of the item screen, also when a dialog (finished, help, skip) is
+        on top of it: `Saving…` must turn into `Saved` behind the dialog too."""
+        for screen in self.screen_stack:
+            refresh = getattr(screen, "refresh_progress", None)
+            if refresh is not None:
+                refresh()
 
     # -- sitting -----------------------------------------------------------------------------
 

@@ -319,3 +319,34 @@ async def test_saved_shows_once_the_write_lands_even_with_reads_still_queued(tmp
             assert app.save_status == "Saved" and app.runner.pending == 1
             assert len(store.judgments("alice")) == 1
             after.set()
+
+
+async def test_the_last_answer_saving_behind_the_finished_dialog_turns_saved(tmp_path: Path) -> None:
+    """`Saving…` stuck on the finished screen: the progress line under the dialog (and the dialog's
+    own line) follow the write of the last answer."""
+    from textual.widgets import Static
+
+    from annotate.tui.screens.finished import FinishedDialog
+    from annotate.tui.widgets.progress_line import ProgressLine
+
+    spec = new_session(tmp_path, n_items=1)
+    with Store.open(spec.db) as store:
+        app = make_app(spec, store, "alice", open_guideline=False)
+        hold = threading.Event()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            app.runner.call(hold.wait, 10)  # the write waits, as behind another process's lock
+            await pilot.press("1", "enter")
+            await pilot.pause()
+            assert isinstance(app.screen, FinishedDialog)
+            line = app.screen_stack[-2].query_one(ProgressLine)
+            text = str(app.screen.query_one("#finished-saved", Static).render())
+            assert line.status == "Saving…" and "Saving your last answer" in text
+            hold.set()
+            for _ in range(100):
+                await pilot.pause(0.01)
+                if app.save_status == "Saved":
+                    break
+            await pilot.pause()
+            assert line.status == "Saved"
+            assert "Everything is saved" in str(app.screen.query_one("#finished-saved", Static).render())

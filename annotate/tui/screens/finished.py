@@ -29,7 +29,22 @@ class FinishedDialog(ModalScreen[str]):
         skipped = f" ({self.skipped} skipped)" if self.skipped else ""
         with Vertical(id="finished-box"):
             yield Static(Text(f"All {self.total} items have an answer{skipped}. Thank you!", style="bold"))
-            yield Static(Text("Everything is saved. b goes back to revise the last item; q or Enter quits."))
+            yield Static(self._saved_text(), id="finished-saved")
+
+    def _saved_text(self) -> Text:
+        status = getattr(self.app, "save_status", "")
+        if status.startswith("Saving"):
+            said = "Saving your last answer… q or Enter quits once it is written."
+        elif status.startswith("NOT SAVED"):
+            said = f"{status}: b goes back to that item to answer it again; q quits."
+        else:
+            said = "Everything is saved."
+        return Text(f"{said} b goes back to revise the last item; q or Enter quits."
+                    if said == "Everything is saved." else said)
+
+    def refresh_progress(self) -> None:
+        """The app's save status changed (a write landed)."""
+        self.query_one("#finished-saved", Static).update(self._saved_text())
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)
