@@ -8,6 +8,7 @@ a symbolic link leading out of its folder is refused, so a spec cannot point out
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +63,22 @@ def find_guideline(guideline_id: str, project_dir: Path | None = None) -> Path:
                 )
             return path
     where = ", ".join(str(d) for d in dirs)
-    raise GuidelineError(f"guideline {guideline_id!r}: no file {guideline_id}.md in {where}")
+    known = available_guidelines(project_dir)
+    close = difflib.get_close_matches(guideline_id, known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    have = f"; the guidelines there: {', '.join(known)}" if known else ""
+    raise GuidelineError(f"guideline {guideline_id!r}: no file {guideline_id}.md in {where}{hint}{have}")
+
+
+def available_guidelines(project_dir: Path | None = None) -> list[str]:
+    """The ids of every guideline file in the project's and the shipped folders, sorted."""
+    found: set[str] = set()
+    for folder in search_dirs(project_dir):
+        try:
+            found.update(p.stem for p in folder.glob("*.md") if ID_PATTERN.match(p.stem))
+        except OSError:
+            continue
+    return sorted(found)
 
 
 def load_guideline(guideline_id: str, project_dir: Path | None = None) -> Guideline:

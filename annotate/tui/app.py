@@ -441,16 +441,42 @@ def run_app(
         check_identity(spec, store)
 
         def empty() -> str:
-            planned = bool(store.get_meta(PLAN_META_KEY))
-            return f"{annotator!r} has no items in session {spec.name!r}: " + (
-                "the plan does not name them (see `annotate plan`)" if planned
-                else "the session has no items yet (see `annotate import`)"
-            )
+            return no_queue_message(store, spec, annotator)
 
+        if no_queue(store, annotator):  # refused before anything is written (no annotator row, no sitting)
+            raise ValueError(empty())
         return run_in_sitting(
             store, annotator, lambda sitting: make_app(spec, store, annotator, guideline=guideline, sitting=sitting),
             empty, display=display,
         )
+
+
+def no_queue(store: Store, annotator: str) -> bool:
+    """Whether `annotator` would open an empty queue: the session has no items, or a plan that
+    does not name them."""
+    from annotate.store.queues import queue_counts
+
+    if store.newest_item_rowid() == 0:
+        return True
+    return bool(store.get_meta(PLAN_META_KEY)) and queue_counts(store, annotator).total == 0
+
+
+def no_queue_message(store: Store, spec: SessionSpec, annotator: str) -> str:
+    """Why `annotator` has nothing to do, with the names the plan gives (and the closest one)."""
+    import difflib
+    import json
+
+    from annotate.safe_text import one_line
+
+    head = f"{one_line(repr(annotator))} has no items in session {spec.name!r}: "
+    if not store.get_meta(PLAN_META_KEY):
+        return head + "the session has no items yet (see `annotate import`)"
+    raw = store.get_meta("plan_inputs")
+    names = sorted(json.loads(raw).get("annotators", [])) if raw else []
+    close = difflib.get_close_matches(annotator, names, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    listed = f"; the plan names {', '.join(names)}" if names else ""
+    return head + f"the plan does not name them (see `annotate plan`){listed}{hint}"
 
 
 def run_in_sitting(
