@@ -1,14 +1,17 @@
 """Finding, creating and opening sessions: a spec in `sessions/` plus its SQLite file.
 
-Every command takes a session as a name (looked up as `sessions/NAME.toml` under the current
-folder) or as a path to its `.toml`. A name never leads out of the project: a `sessions/NAME.toml`
+Every command takes a session as a name (looked up as `sessions/NAME.toml` in the project:
+`--project`, `$ANNOTATE_HOME`, or the nearest folder at or above the current one that holds
+`sessions/`) or as a path to its `.toml`. A name never leads out of the project: a `sessions/NAME.toml`
 that is a symbolic link to a file outside `sessions/` is refused (a path is the lead's explicit
 choice and is taken as given; its folder is then the project).
 """
 
 from __future__ import annotations
 
+import difflib
 import json
+import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -21,8 +24,49 @@ class SessionError(ValueError):
     """A session that cannot be found or created."""
 
 
+PROJECT_ENV = "ANNOTATE_HOME"
+"""Environment variable naming the project folder (the one that holds `sessions/`)."""
+
+_project_override: Path | None = None
+
+
+def set_project(folder: Path | None) -> None:
+    """Use `folder` as the project for session names from now on (`annotate --project PATH`)."""
+    global _project_override
+    _project_override = None if folder is None else Path(folder).expanduser()
+
+
+def find_project(cwd: Path | None = None) -> tuple[Path | None, list[str]]:
+    """The project folder that session names are looked up in, and where it looked.
+
+    In order: `--project` (set_project), `$ANNOTATE_HOME`, then the current folder and each folder
+    above it, the first that holds a `sessions/` folder. An annotator who logs in over ssh lands in
+    their home folder, far from the project: ANNOTATE_HOME in their profile, or --project, finds it.
+    """
+    cwd = cwd or Path.cwd()
+    looked: list[str] = []
+    if _project_override is not None:
+        folder = _project_override if _project_override.is_absolute() else cwd / _project_override
+        if not (folder / "sessions").is_dir():
+            raise SessionError(f"--project {folder}: no sessions/ folder there")
+        return folder, [f"--project {folder}"]
+    home = os.environ.get(PROJECT_ENV)
+    if home:
+        folder = Path(home).expanduser()
+        if not (folder / "sessions").is_dir():
+            raise SessionError(f"${PROJECT_ENV} is {home}, which has no sessions/ folder")
+        return folder, [f"${PROJECT_ENV} ({folder})"]
+    looked.append(f"${PROJECT_ENV} (not set)")
+    for folder in (cwd, *cwd.parents):
+        if (folder / "sessions").is_dir():
+            return folder, [*looked, f"{folder}/sessions"]
+    looked.append(f"a sessions/ folder in {cwd} or any folder above it")
+    return None, looked
+
+
 def resolve_spec_path(ref: str | Path, cwd: Path | None = None) -> Path:
-    """The spec file a session reference names."""
+    """The spec file a session reference names: a path to a .toml as given, or a name looked up in
+    the project's `sessions/` (`find_project`)."""
     cwd = cwd or Path.cwd()
     ref_path = Path(ref)
     if ref_path.suffix == ".toml":
@@ -32,18 +76,45 @@ def resolve_spec_path(ref: str | Path, cwd: Path | None = None) -> Path:
         return path
     if not SESSION_NAME.match(str(ref)):
         raise SessionError(f"{ref!r}: expected a session name or a path to its .toml")
-    path = cwd / "sessions" / f"{ref}.toml"
-    if not path.is_file():
+    project, looked = find_project(cwd)
+    if project is None:
         raise SessionError(
-            f"no session {ref!r}: {path} does not exist (create it with `annotate init {ref}`)"
+            f"no session {ref!r}: no project found (looked at {'; '.join(looked)}); run the command in the"
+            f" project folder, pass --project PATH, or set {PROJECT_ENV} to the folder that holds sessions/"
         )
+    sessions = project / "sessions"
+    path = sessions / f"{ref}.toml"
+    if not path.is_file():
+        names = sorted(p.stem for p in sessions.glob("*.toml") if SESSION_NAME.match(p.stem))
+        close = difflib.get_close_matches(str(ref), names, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        have = f"; sessions there: {', '.join(names[:20])}" + (" …" if len(names) > 20 else "") if names else ""
+        raise SessionError(f"no session {ref!r}: {path} does not exist{hint}{have} (found by {looked[-1]})")
     real = path.resolve()
-    if not real.is_relative_to((cwd / "sessions").resolve()):
+    if not real.is_relative_to(sessions.resolve()):
         raise SessionError(
-            f"{path}: a symbolic link to {real}, outside {cwd / 'sessions'}; a session named here must live"
+            f"{path}: a symbolic link to {real}, outside {sessions}; a session named here must live"
             " in the project (give the path to the .toml to open a spec elsewhere)"
         )
     return path
+
+
+def init_folder(name: str, cwd: Path | None = None) -> Path:
+    """Where `annotate init NAME` writes: the `sessions/` of --project or $ANNOTATE_HOME when one is
+    given, else of the current folder. Refused when the project found from here already holds a
+    session NAME elsewhere (an empty twin of it would shadow nothing and confuse everyone)."""
+    cwd = cwd or Path.cwd()
+    if _project_override is not None or os.environ.get(PROJECT_ENV):
+        project, _ = find_project(cwd)
+        assert project is not None
+        return project / "sessions"
+    project, _ = find_project(cwd)
+    if project is not None and project != cwd and (project / "sessions" / f"{name}.toml").is_file():
+        raise SessionError(
+            f"session {name!r} already exists in {project / 'sessions'}; `init` here would make an empty twin of it"
+            f" in {cwd / 'sessions'} (run commands on the existing one, or choose another name)"
+        )
+    return cwd / "sessions"
 
 
 def load_session(ref: str | Path, cwd: Path | None = None) -> SessionSpec:

@@ -71,10 +71,10 @@ def test_status_by_name_and_by_path(project: Path) -> None:
     assert by_path.output == by_name.output
 
 
-def test_status_of_unknown_session_says_how_to_create_it(project: Path) -> None:
+def test_status_of_unknown_session_says_where_it_looked(project: Path) -> None:
     result = CliRunner().invoke(main, ["status", "ghost"])
     assert result.exit_code != 0
-    assert "annotate init ghost" in result.output
+    assert "no session 'ghost'" in result.output and "annotate init" not in result.output
 
 
 def test_status_reports_a_broken_spec_by_file_and_key(project: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import click
@@ -37,11 +38,15 @@ def _sanitised_errors() -> Iterator[None]:
 
 @click.group(cls=_SafeGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="annotate")
-def main() -> None:
+@click.option("--project", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="PATH",
+              help="The project folder (the one holding sessions/). Default: $ANNOTATE_HOME, else the nearest"
+                   " folder at or above the current one that holds sessions/.")
+def main(project: Path | None) -> None:
     """Expert annotation of LLM outputs, and how far the judgments can be trusted.
 
     A session is a spec `sessions/NAME.toml` plus one SQLite file. SESSION arguments take the
-    name (looked up in ./sessions/) or a path to the .toml.
+    name (looked up in the project's sessions/: --project, $ANNOTATE_HOME, or the nearest folder
+    at or above this one that holds sessions/) or a path to the .toml.
 
     \b
     Quick start:
@@ -50,3 +55,7 @@ def main() -> None:
       annotate import evals pairs.jsonl   # load items
       annotate start evals --annotator alice
     """
+    from annotate.session import set_project
+
+    set_project(project)
+

@@ -31,13 +31,14 @@ def init(name: str, kind: str, guideline: str | None, seed: int | None) -> None:
     import zlib
 
     from annotate.guidelines import load_guideline
-    from annotate.session import create_session
+    from annotate.session import create_session, init_folder
     from annotate.spec import DEFAULT_GUIDELINE
 
+    folder = init_folder(name)
     guideline = guideline or DEFAULT_GUIDELINE[kind]
-    load_guideline(guideline, Path.cwd())  # found and readable (front matter), or an error naming the file
+    load_guideline(guideline, folder.parent)  # found and readable (front matter), or an error naming the file
     seed = seed if seed is not None else zlib.crc32(name.encode("utf-8"))
-    spec = create_session(name, kind, guideline, seed)
+    spec = create_session(name, kind, guideline, seed, folder=folder)
     echo(f"created {rel(spec.path)} and {rel(spec.db)} ({kind}, guideline {guideline})")
     echo(f"next: annotate import {name} FILE")
 
