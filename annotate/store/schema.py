@@ -188,10 +188,33 @@ def _v5_external_label_order(db: sqlite_utils.Database) -> None:
     db["external_labels"].add_column("shown_first", str)
 
 
+def _v6_links(db: sqlite_utils.Database) -> None:
+    """Private browser links (`annotate serve`): one live link per annotator and one for the lead.
+
+    Only a hash of each link's secret is stored, never the secret; a renewed or revoked link keeps
+    its row with `revoked` set, so the file says when each link stopped working.
+    """
+    db.execute(
+        "CREATE TABLE links ("
+        " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " role TEXT NOT NULL CHECK (role IN ('annotator', 'lead')),"
+        " annotator_id INTEGER REFERENCES annotators(id),"
+        " secret_sha256 TEXT NOT NULL,"
+        " created TEXT NOT NULL,"
+        " revoked TEXT,"
+        " revoke_reason TEXT,"
+        " CHECK ((role = 'lead') = (annotator_id IS NULL)))"
+    )
+    db.execute("CREATE UNIQUE INDEX idx_links_secret ON links (secret_sha256)")
+    db.execute(
+        "CREATE UNIQUE INDEX idx_links_live ON links (role, coalesce(annotator_id, 0)) WHERE revoked IS NULL"
+    )
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 MIGRATIONS: tuple[Migration, ...] = (
-    _v1_initial, _v2_suggestion_failures, _v3_merges, _v4_identity, _v5_external_label_order,
+    _v1_initial, _v2_suggestion_failures, _v3_merges, _v4_identity, _v5_external_label_order, _v6_links,
 )
 """MIGRATIONS[i] takes the schema from version i to version i + 1."""
 
