@@ -1,4 +1,5 @@
-"""The core never loads Textual: a fresh interpreter imports every core module and checks."""
+"""The core never loads Textual, nor the web server's aiohttp and textual-serve: a fresh interpreter
+imports every core module and checks."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import annotate
 def core_modules(path, prefix):
     # Walk the package tree by hand: pkgutil.walk_packages would import annotate.tui to descend.
     for info in pkgutil.iter_modules(path, prefix):
-        if info.name.startswith(("annotate.tui", "annotate.cli", "annotate.__main__")):
+        if info.name.startswith(("annotate.tui", "annotate.cli", "annotate.serve", "annotate.__main__")):
             continue
         yield info.name
         if info.ispkg:
@@ -22,7 +23,7 @@ def core_modules(path, prefix):
 names = list(core_modules(annotate.__path__, "annotate."))
 for name in names:
     importlib.import_module(name)
-loaded = sorted(m for m in sys.modules if m == "textual" or m.startswith("textual."))
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "textual_serve", "aiohttp"))
 print(len(names), "core modules;", "textual loaded:" if loaded else "textual not loaded", *loaded[:5])
 sys.exit(1 if loaded else 0)
 """
@@ -32,6 +33,17 @@ def test_core_imports_without_textual() -> None:
     result = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "textual not loaded" in result.stdout
+
+
+def test_serve_links_load_no_web_server() -> None:
+    """`annotate serve --link NAME` (issuing a link) needs neither the server nor the app."""
+    code = (
+        "import sys\nimport annotate.serve.links, annotate.store.links\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'textual_serve', 'aiohttp', 'pandas'}))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
 
 
 def test_cli_help_does_not_load_textual_or_pandas() -> None:

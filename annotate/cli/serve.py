@@ -103,8 +103,8 @@ def _serve(spec: SessionSpec, session: str, host: str, port: int, base: str, iss
     if not is_loopback(host):
         click.echo(
             f"warning: listening on {host} without TLS: anyone on the network path sees links and answers in"
-            " clear. Put a reverse proxy with TLS in front (Caddy or nginx: docs/serve.md) and give its"
-            " address with --public-url https://...", err=True,
+            " clear. Put a reverse proxy with TLS in front (Caddy or nginx: README, 'Annotators without a"
+            " terminal') and give its address with --public-url https://...", err=True,
         )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr)
 
