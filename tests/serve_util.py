@@ -89,12 +89,9 @@ def chromium_missing() -> str | None:
     return None
 
 
-def launch_chromium(playwright: Any, profile: Path) -> Any:
-    """Debian's Chromium, headless, with a new empty profile folder."""
-    profile.mkdir(parents=True, exist_ok=True)
-    return playwright.chromium.launch(
-        executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, f"--user-data-dir={profile}"], headless=True,
-    )
+def launch_chromium(playwright: Any) -> Any:
+    """Debian's Chromium, headless (Playwright's `launch` gives it a new empty profile folder)."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
 
 
 def screen_text(page: Any) -> str:

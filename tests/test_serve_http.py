@@ -158,8 +158,8 @@ def test_an_app_runs_in_a_browser_sitting_and_the_secret_reaches_no_process(spec
         judgments = store.judgments("alice")
         assert len(judgments) == 2
         sittings = store.db.execute(
-            "SELECT id, display, end_reason, terminal FROM sittings s JOIN annotators n ON n.id = s.annotator_id"
-            " WHERE n.name = 'alice'").fetchall()
+            "SELECT s.id, s.display, s.end_reason, s.terminal FROM sittings s"
+            " JOIN annotators n ON n.id = s.annotator_id WHERE n.name = 'alice'").fetchall()
         assert [(display, reason, terminal) for _, display, reason, terminal in sittings] == [("browser", "quit", None)]
         ids = {r[0] for r in store.db.execute("SELECT sitting_id FROM judgments").fetchall()}
         assert ids == {sittings[0][0]}

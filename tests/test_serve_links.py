@@ -157,7 +157,7 @@ def test_cli_bad_input_each_a_clear_error(spec, project: Path) -> None:
     assert "--annotator" not in one_line_error(cli("serve", "s", "--link", "../x"))
     for bad in ("foo", "annotate.example.org", "https://x.org/?key=1"):
         error = one_line_error(cli("serve", "s", "--public-url", bad))
-        assert "--public-url" in error and "not a URL" in error or "no place" in error, error
+        assert "--public-url" in error and ("not a URL" in error or "no place" in error), error
     create_session("u", "pairwise", folder=project / "sessions")
     error = one_line_error(cli("serve", "u"))
     assert error == "Error: session 'u' has no plan yet, so nobody has a queue to open: plan it first: annotate plan" \
