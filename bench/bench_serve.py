@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
@@ -64,7 +65,7 @@ class MemorySampler(threading.Thread):
         self.hwm: dict[int, int] = {}
         """Last VmHWM (peak RSS) read per app process."""
         self.total_peak = 0
-        """Largest sum of all app processes' RSS at one moment."""
+        """Largest sum of all app processes' PSS (kB) at one moment."""
         self.server_peak = 0
         self.chromium_peak = 0
         self.most_at_once = 0
@@ -80,7 +81,7 @@ class MemorySampler(threading.Thread):
                 if rss:
                     self.rss[pid] = max(self.rss.get(pid, 0), rss)
                     self.hwm[pid] = max(self.hwm.get(pid, 0), proc_status(pid, "VmHWM"))
-                    total += rss
+                    total += pss(pid)
             self.total_peak = max(self.total_peak, total)
             assert self.server.process is not None
             self.server_peak = max(self.server_peak, proc_status(self.server.process.pid, "VmHWM"))
@@ -93,18 +94,30 @@ class MemorySampler(threading.Thread):
 
 
 def chromium_rss() -> int:
-    """Total RSS (kB) of every Chromium process on the machine (the benchmark's own browser)."""
+    """Total PSS (kB: shared pages divided among their sharers, so the sum is not inflated) of every
+    Chromium process on the machine (the benchmark's own browser)."""
     total = 0
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            comm = (entry / "comm").read_text().strip()
+            if not (entry / "comm").read_text().startswith("chrom"):
+                continue
+            total += pss(int(entry.name))
         except OSError:
             continue
-        if comm.startswith("chrom"):
-            total += proc_status(int(entry.name), "VmRSS")
     return total
+
+
+def pss(pid: int) -> int:
+    """Proportional set size (kB) of a process, 0 when it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 async def annotator(browser, url: str, items: int, think: tuple[float, float], seed: int,
@@ -172,6 +185,7 @@ def main() -> int:
         print(f"cannot run: {missing}", file=sys.stderr)
         return 2
     names = [f"ann{n:02d}" for n in range(args.annotators)]
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as folder:
         spec = planned_session(Path(folder), names, items=args.annotators * args.items // 2, overlap=2)
         with open_store(spec) as store:
@@ -196,17 +210,20 @@ def main() -> int:
     expected = args.annotators * args.items
     rss = [kb / 1024 for kb in sampler.rss.values()]
     hwm = [kb / 1024 for kb in sampler.hwm.values()]
+    load_after = os.getloadavg()
+    print(f"machine load (1-min average) {load_before[0]:.1f} before, {load_after[0]:.1f} after")
     print(f"annotate serve, {args.annotators} browser annotators at once (Playwright pages in Debian's Chromium,"
           f" one context each), {args.items} items each, think {args.think[0]:g}-{args.think[1]:g} s; 2 cores")
     print(f"judgments written {written} of {expected} expected, lost {expected - written};"
           f" from browser sittings: {displays.get('browser', 0)}")
     print(f"app processes: {len(rss)} in all, at most {sampler.most_at_once} at once")
     print(f"memory per annotator process (RSS): median {statistics.median(rss):.0f} MB, max {max(rss):.0f} MB;"
-          f" peak (VmHWM) max {max(hwm):.0f} MB; all app processes together at peak {sampler.total_peak / 1024:.0f} MB")
-    print(f"server process peak {sampler.server_peak / 1024:.0f} MB; Chromium (all its processes) peak"
+          f" peak (VmHWM) max {max(hwm):.0f} MB; all app processes together at peak (PSS)"
+          f" {sampler.total_peak / 1024:.0f} MB")
+    print(f"server process peak (VmHWM) {sampler.server_peak / 1024:.0f} MB; Chromium (all its processes, PSS) peak"
           f" {sampler.chromium_peak / 1024:.0f} MB")
-    print(f"key-to-paint in the browser (Enter -> next item painted), {len(paints)} submits: p50 {pct(paints, 0.5):.0f} ms,"
-          f" p95 {pct(paints, 0.95):.0f} ms, max {max(paints):.0f} ms")
+    print(f"key-to-paint in the browser (Enter -> next item painted), {len(paints)} submits:"
+          f" p50 {pct(paints, 0.5):.0f} ms, p95 {pct(paints, 0.95):.0f} ms, max {max(paints):.0f} ms")
     print(f"link -> first item painted ({len(firsts)} pages opened at once): p50 {pct(firsts, 0.5):.1f} s,"
           f" max {max(firsts):.1f} s; whole run {elapsed:.0f} s")
     import resource

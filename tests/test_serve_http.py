@@ -231,3 +231,155 @@ def test_the_lead_page_is_read_only_escaped_and_behind_its_own_link(spec, tmp_pa
 
         asyncio.run(run())
     assert secrets["lead"] not in server.log()
+
+
+async def open_app(server: ServeProcess, name: str, secret: str, http: aiohttp.ClientSession):
+    ws = await http.ws_connect(f"{server.base}/a/{name}/ws?width=120&height=40", headers=cookie(secret))
+    await screen_bytes(ws, b"Item")
+    return ws
+
+
+async def answer_first(ws: aiohttp.ClientWebSocketResponse) -> None:
+    """Close the guideline (open on a first item), choose Left better and submit."""
+    for key in ("g", "1", "\r"):
+        await ws.send_str(json.dumps(["stdin", key]))
+        await asyncio.sleep(0.4)
+
+
+def wait_gone(server: ServeProcess, pids: list[int], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in pids), pids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def sittings(spec) -> list[tuple[str, str | None]]:
+    with open_store(spec) as store:
+        return [tuple(r) for r in store.db.execute("SELECT display, end_reason FROM sittings ORDER BY id")]
+
+
+def test_a_tab_closed_right_after_a_submit_loses_nothing(spec, tmp_path: Path) -> None:
+    secrets = links(spec, "alice")
+    with ServeProcess(spec, tmp_path) as server:
+        async def run() -> list[int]:
+            async with aiohttp.ClientSession() as http:
+                ws = await open_app(server, "alice", secrets["alice"], http)
+                pids = server.children()
+                for key in ("g", "1"):
+                    await ws.send_str(json.dumps(["stdin", key]))
+                    await asyncio.sleep(0.4)
+                await ws.send_str(json.dumps(["stdin", "\r"]))
+                await ws.close()  # at once: the write may still be queued in the app
+                return pids
+
+        pids = asyncio.run(run())
+        wait_gone(server, pids)
+    with open_store(spec) as store:
+        assert len(store.judgments("alice")) == 1
+    assert sittings(spec) == [("browser", "quit")]
+
+
+def test_stopping_the_server_closes_every_app_after_its_writes(spec, tmp_path: Path) -> None:
+    secrets = links(spec, "alice", "bob")
+    server = ServeProcess(spec, tmp_path).__enter__()
+    try:
+        async def run() -> list[int]:
+            async with aiohttp.ClientSession() as http:
+                alice = await open_app(server, "alice", secrets["alice"], http)
+                bob = await open_app(server, "bob", secrets["bob"], http)
+                await asyncio.gather(answer_first(alice), answer_first(bob))
+                pids = server.children()
+                assert len(pids) == 2
+                return pids
+
+        pids = asyncio.run(run())
+    finally:
+        code = server.stop()
+    assert code == 0, server.log()
+    wait_gone(server, pids)
+    with open_store(spec) as store:
+        assert len(store.judgments("alice")) == 1 and len(store.judgments("bob")) == 1
+    assert sittings(spec) == [("browser", "quit"), ("browser", "quit")]
+    assert "stopping: closing 2 open app(s)" in server.log()
+
+
+def test_apps_of_a_server_that_was_killed_stop_by_themselves(spec, tmp_path: Path) -> None:
+    import os
+    import signal
+
+    secrets = links(spec, "alice")
+    server = ServeProcess(spec, tmp_path).__enter__()
+    try:
+        async def run() -> list[int]:
+            async with aiohttp.ClientSession() as http:
+                ws = await open_app(server, "alice", secrets["alice"], http)
+                await answer_first(ws)
+                pids = server.children()
+                assert server.process is not None
+                os.kill(server.process.pid, signal.SIGKILL)  # no chance to close anything
+                return pids
+
+        pids = asyncio.run(run())
+        wait_gone(server, pids, timeout=20)
+    finally:
+        server.stop()
+    with open_store(spec) as store:
+        assert len(store.judgments("alice")) == 1
+    assert sittings(spec) == [("browser", "quit")]  # not left open to lock alice out
+
+
+def test_one_link_runs_a_bounded_number_of_apps(spec, tmp_path: Path) -> None:
+    from annotate.serve.server import MAX_APPS_PER_LINK
+
+    secrets = links(spec, "alice")
+    with ServeProcess(spec, tmp_path) as server:
+        async def run() -> int:
+            async with aiohttp.ClientSession() as http:
+                opened = [await http.ws_connect(f"{server.base}/a/alice/ws", headers=cookie(secrets["alice"]))
+                          for _ in range(MAX_APPS_PER_LINK)]
+                try:
+                    async with http.ws_connect(f"{server.base}/a/alice/ws", headers=cookie(secrets["alice"])):
+                        return 101
+                except aiohttp.WSServerHandshakeError as exc:
+                    return exc.status
+                finally:
+                    for ws in opened:
+                        await ws.close()
+
+        assert asyncio.run(run()) == 429
+
+
+def test_a_public_url_with_a_path_puts_every_route_under_it(spec, tmp_path: Path) -> None:
+    from serve_util import free_port
+
+    secrets = links(spec, "alice")
+    port = free_port()
+    with ServeProcess(spec, tmp_path, "--public-url", "https://annotate.example.org/team/", port=port) as server:
+        async def run() -> None:
+            async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as http:
+                status, headers, _ = await get(http, f"{server.base}/team/a/alice?key={secrets['alice']}")
+                assert status == 303 and headers["Location"] == "/team/a/alice"
+                assert "Path=/team/a/alice" in headers["Set-Cookie"] and "Secure" in headers["Set-Cookie"]
+                assert (await get(http, f"{server.base}/team/a/alice", headers=cookie(secrets["alice"])))[0] == 200
+                assert (await get(http, f"{server.base}/a/alice?key={secrets['alice']}"))[0] == 404
+                assert (await get(http, f"{server.base}/team/static/js/textual.js"))[0] == 200
+                try:  # a websocket opened by a page of another origin is refused
+                    async with http.ws_connect(f"{server.base}/team/a/alice/ws", headers={
+                            **cookie(secrets["alice"]), "Origin": "https://annotate.example.org.evil.example"}):
+                        raise AssertionError("opened")
+                except aiohttp.WSServerHandshakeError as exc:
+                    assert exc.status == 403
+                async with http.ws_connect(f"{server.base}/team/a/alice/ws", headers={
+                        **cookie(secrets["alice"]), "Origin": "https://annotate.example.org"}) as ws:
+                    await screen_bytes(ws, b"Item")
+
+        asyncio.run(run())
+    assert "serving session s at https://annotate.example.org/team" in server.log()

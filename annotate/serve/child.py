@@ -6,12 +6,35 @@ secret. It does what `annotate start SPEC --annotator NAME` does, in a sitting w
 `browser`: same queue, screens, keys, timings and store. A refusal that `start` would print (the
 annotator already has the session open elsewhere, say) is shown in the browser instead. Nothing
 is written to standard output: there it is the stream the browser reads.
+
+A server that dies without closing its apps (SIGKILL, a crash) would leave them running with
+nobody to type into them, holding their sittings open; so each app stops as on SIGTERM (writing
+what it holds, ending its sitting) within PARENT_CHECK_S of its server being gone.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import threading
+import time
 from pathlib import Path
+
+PARENT_CHECK_S = 1.0
+"""How often the app looks whether the server that started it is still there."""
+
+
+def stop_when_orphaned() -> None:
+    """SIGTERM this process once its parent (the server) is gone, i.e. it has been re-parented."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="annotate-server-watch", daemon=True).start()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("usage: python -m annotate.serve.child SPEC NAME\n")
         return 2
     spec_path, annotator = args
+    stop_when_orphaned()
     from annotate.session import load_session
     from annotate.store import StoreError
     from annotate.tui.app import run_app
