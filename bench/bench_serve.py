@@ -52,6 +52,9 @@ from serve_util import (  # noqa: E402
 from annotate.session import open_store  # noqa: E402
 from annotate.store.links import issue_link  # noqa: E402
 
+TIMEOUT_S = 300
+"""How long one step of one page may take before the run is called failed (a loaded machine is slow)."""
+
 
 class MemorySampler(threading.Thread):
     """Samples the RSS (kB) of every app process the server has, until stopped."""
@@ -126,9 +129,10 @@ async def annotator(browser, url: str, items: int, think: tuple[float, float], s
     rng = random.Random(seed)
     context = await browser.new_context(viewport={"width": 1280, "height": 800})
     page = await context.new_page()
+    page.set_default_timeout(TIMEOUT_S * 1000)
     await page.add_init_script(SCREEN_HOOK)
     opened = time.monotonic()
-    response = await page.goto(url)
+    response = await page.goto(url, wait_until="domcontentloaded")
     if response is None or response.status != 200:
         raise RuntimeError(f"{url.split('?')[0]}: HTTP {response.status if response else '?'}")
     await wait_for(page, f"Item 1 of {items}")
@@ -143,15 +147,15 @@ async def annotator(browser, url: str, items: int, think: tuple[float, float], s
         await wait_for(page, "Enter  submit")
         await page.keyboard.press("Enter")
         following = f"Item {position + 1} of {items}" if position < items else f"All {items} items have an answer"
-        paints.append(float(await page.evaluate("([t, ms]) => window.__paintedAfterKey(t, ms)", [following, 60_000])))
+        paints.append(float(await page.evaluate("([t, ms]) => window.__paintedAfterKey(t, ms)",
+                                                [following, TIMEOUT_S * 1000])))
     await page.keyboard.press("q")  # the finished dialog: quit
-    await page.wait_for_selector("#ended", state="visible", timeout=60_000)
+    await page.wait_for_selector("#ended", state="visible")
     await context.close()
 
 
-async def wait_for(page, text: str, timeout_s: float = 120) -> None:
-    await page.wait_for_function("(text) => window.__screen && window.__screen().includes(text)", arg=text,
-                                 timeout=timeout_s * 1000)
+async def wait_for(page, text: str) -> None:
+    await page.wait_for_function("(text) => window.__screen && window.__screen().includes(text)", arg=text)
 
 
 async def drive(urls: list[str], items: int, think: tuple[float, float]) -> tuple[list[float], list[float], float]:

@@ -383,3 +383,34 @@ def test_a_public_url_with_a_path_puts_every_route_under_it(spec, tmp_path: Path
 
         asyncio.run(run())
     assert "serving session s at https://annotate.example.org/team" in server.log()
+
+
+def test_the_server_prints_links_only_when_asked_or_on_a_terminal(spec, tmp_path: Path) -> None:
+    (tmp_path / "quiet").mkdir()
+    with ServeProcess(spec, tmp_path / "quiet") as server:  # standard output is a file here, as under systemd
+        out = server.out_path.read_text()
+    assert "?key=" not in out
+    assert f"alice  no link yet (links are printed only on a terminal): annotate serve {spec.path} --link alice" in out
+    with open_store(spec) as store:
+        from annotate.store.links import live_links
+
+        assert live_links(store) == []  # nothing issued that nobody saw
+    (tmp_path / "printed").mkdir()
+    with ServeProcess(spec, tmp_path / "printed", "--print-links") as server:
+        out = server.out_path.read_text()
+        lines = {line.split()[0]: line.split()[1] for line in out.splitlines()[1:]}
+        assert sorted(lines) == ["alice", "bob", "lead"]
+        assert lines["alice"].startswith(f"{server.base}/a/alice?key=")
+
+        async def run() -> None:
+            async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as http:
+                for who, url in lines.items():
+                    assert (await get(http, url))[0] == 303, who
+
+        asyncio.run(run())
+        log = server.log_path.read_text()
+    assert all(url.split("key=")[1] not in log for url in lines.values())
+    (tmp_path / "again").mkdir()
+    with ServeProcess(spec, tmp_path / "again", "--print-links") as server:
+        out = server.out_path.read_text()
+    assert "?key=" not in out and "alice  link issued" in out and "still works; a new one:" in out
