@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import textual_serve
 from aiohttp import WSMsgType, web
 from aiohttp.abc import AbstractAccessLogger
 from textual_serve.app_service import AppService
@@ -59,7 +60,8 @@ STOP_GRACE_S = 40.0
 """How long stopping the server waits for the apps to write what they hold and quit."""
 STDIN_MAX = 64 * 1024
 """The longest keyboard message a browser may send at once (a paste)."""
-TEXTUAL_SERVE_STATIC = Path(__import__("textual_serve").__file__).parent / "static"
+TEXTUAL_SERVE_STATIC = Path(textual_serve.__file__).parent / "static"
+"""textual-serve's front-end: textual.js (xterm.js and its protocol), xterm.css, the Roboto Mono fonts."""
 
 log = logging.getLogger("annotate.serve")
 
@@ -68,9 +70,9 @@ class AccessLog(AbstractAccessLogger):
     """One line per request: client, method, path and status; never the query string (a link's
     key travels there) and never a header (the cookie)."""
 
-    def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
+    def log(self, request: web.BaseRequest, response: web.StreamResponse, elapsed: float) -> None:
         self.logger.info("%s %s %s %s %.0f ms", request.remote, request.method, request.path, response.status,
-                         time * 1000)
+                         elapsed * 1000)
 
 
 class AppProcess(AppService):
