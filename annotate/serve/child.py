@@ -3,7 +3,8 @@
 `annotate serve` starts one for every browser that opens a valid link, under Textual's web
 driver (textual-serve sets it in the environment), naming the link's annotator, never the link's
 secret. It does what `annotate start SPEC --annotator NAME` does, in a sitting whose display is
-`browser`: same queue, screens, keys, timings and store. A refusal that `start` would print (the
+`browser`: same queue, screens, keys, timings and store (the driver, `annotate.serve.driver`, differs only
+in letting keys already sent finish when the browser goes away). A refusal that `start` would print (the
 annotator already has the session open elsewhere, say) is shown in the browser instead. Nothing
 is written to standard output: there it is the stream the browser reads.
 
@@ -21,6 +22,8 @@ import threading
 import time
 from pathlib import Path
 
+DRIVER = "annotate.serve.driver:BrowserDriver"
+"""The value of TEXTUAL_DRIVER that selects the browser annotator's driver (`annotate.serve.driver`)."""
 PARENT_CHECK_S = 1.0
 """How often the app looks whether the server that started it is still there."""
 
@@ -44,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     spec_path, annotator = args
     stop_when_orphaned()
+    if os.environ.get("TEXTUAL_DRIVER", "").startswith("textual.drivers.web_driver"):
+        os.environ["TEXTUAL_DRIVER"] = DRIVER  # before Textual is imported: it reads the variable once
     from annotate.session import load_session
     from annotate.store import StoreError
     from annotate.tui.app import run_app
