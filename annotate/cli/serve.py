@@ -14,17 +14,6 @@ if TYPE_CHECKING:
     from annotate.spec import SessionSpec
 
 
-def _public_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    if value is None:
-        return None
-    from annotate.serve.links import ServeError, check_public_url
-
-    try:
-        return check_public_url(value)
-    except ServeError as exc:
-        raise click.BadParameter(str(exc).split(": ", 1)[1], param_hint="--public-url") from None
-
-
 def _name(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
@@ -40,7 +29,7 @@ def _name(_ctx: click.Context, param: click.Parameter, value: str | None) -> str
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. Anything but this machine (0.0.0.0) belongs behind a TLS proxy.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
-@click.option("--public-url", callback=_public_url, default=None, metavar="URL",
+@click.option("--public-url", default=None, metavar="URL",
               help="The address annotators open (the proxy's, e.g. https://annotate.example.org); links are"
                    " printed with it. Default: http://HOST:PORT.")
 @click.option("--link", "link_for", callback=_name, default=None, metavar="NAME",
@@ -70,15 +59,15 @@ def serve(session: str, host: str, port: int, public_url: str | None, link_for: 
       annotate serve evals --revoke bob
       annotate serve evals --port 8000 --public-url https://annotate.example.org
     """
-    from annotate.serve.links import default_public_url, link_line_text, renew_link
+    from annotate.serve.links import check_public_url, default_public_url, link_line_text, renew_link
     from annotate.serve.links import revoke as revoke_link
     from annotate.session import load_session, open_store
 
     actions = [a for a in (link_for, revoke) if a is not None] + [f for f in (lead_link, revoke_lead) if f]
     if len(actions) > 1:
         raise click.UsageError("give one of --link, --lead-link, --revoke, --revoke-lead at a time")
+    base = check_public_url(public_url) if public_url is not None else default_public_url(host, port)
     spec = load_session(session)
-    base = public_url or default_public_url(host, port)
     if not actions:
         _serve(spec, session, host, port, base, sys.stdout.isatty() if print_links is None else print_links)
         return
