@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from annotate.cli.common import annotator_name, domain_errors, session_argument
+from annotate.cli.common import annotator_name, domain_errors, echo, session_argument
 from annotate.cli.group import main
 
 if TYPE_CHECKING:
@@ -15,13 +15,7 @@ if TYPE_CHECKING:
 
 
 def _name(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is None:
-        return None
-    try:
-        return annotator_name(value)
-    except click.BadParameter as exc:
-        exc.param_hint = f"--{param.name}"
-        raise
+    return None if value is None else annotator_name(value, f"--{param.name}")
 
 
 @main.command()
@@ -73,9 +67,9 @@ def serve(session: str, host: str, port: int, public_url: str | None, link_for: 
         return
     with open_store(spec) as store:
         if link_for is not None or lead_link:
-            click.echo(link_line_text(renew_link(spec, store, base, link_for), session))
+            echo(link_line_text(renew_link(spec, store, base, link_for), session))
         else:
-            click.echo(revoke_link(spec, store, revoke))
+            echo(revoke_link(spec, store, revoke))
 
 
 def _serve(spec: SessionSpec, session: str, host: str, port: int, base: str, issue: bool) -> None:
@@ -90,7 +84,7 @@ def _serve(spec: SessionSpec, session: str, host: str, port: int, base: str, iss
     with open_store(spec) as store:
         require_plan(spec, store)
     if not is_loopback(host):
-        click.echo(
+        echo(
             f"warning: listening on {host} without TLS: anyone on the network path sees links and answers in"
             " clear. Put a reverse proxy with TLS in front (Caddy or nginx: README, 'Annotators without a"
             " terminal') and give its address with --public-url https://...", err=True,
@@ -100,10 +94,10 @@ def _serve(spec: SessionSpec, session: str, host: str, port: int, base: str, iss
     def ready() -> None:
         with open_store(spec) as store:
             lines = links_at_start(spec, store, base, issue=issue)
-        click.echo(f"serving session {spec.name} at {base} (listening on {host}:{port}); Ctrl+C stops")
+        echo(f"serving session {spec.name} at {base} (listening on {host}:{port}); Ctrl+C stops")
         width = max(len(line.who) for line in lines)
         for line in lines:
-            click.echo(link_line_text(line, session, width))
+            echo(link_line_text(line, session, width))
         sys.stdout.flush()
 
     async def run() -> None:
@@ -111,7 +105,7 @@ def _serve(spec: SessionSpec, session: str, host: str, port: int, base: str, iss
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(sig, stop.set)
-        await serve(LinkServer(spec, base, say=lambda line: click.echo(line, err=True)), host, port, ready, stop)
+        await serve(LinkServer(spec, base, say=lambda line: echo(line, err=True)), host, port, ready, stop)
 
     asyncio.run(run())
-    click.echo("stopped: every app closed", err=True)
+    echo("stopped: every app closed", err=True)
