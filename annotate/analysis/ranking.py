@@ -1,4 +1,4 @@
-"""Bradley-Terry ranking of models from pairwise battles, with bootstrap intervals.
+"""Bradley-Terry ranking of models from pairwise battles, with item-level bootstrap intervals.
 
 Model (Bradley & Terry 1952): P(i beats j) = 1 / (1 + exp(-(theta_i - theta_j))).  A tie counts as
 half a win for each side (as in Chatbot Arena's Bradley-Terry leaderboard, Chiang et al. 2024,
@@ -16,28 +16,42 @@ the components (``RankingRow.component``) and ranks within each.
 Scale: Elo-like, rating_i = 1000 + 400 * log10(exp(theta_i)) = 1000 + 400 theta_i / ln 10 with the
 mean of theta fixed at 0, so the mean rating is 1000 and a 400-point gap means 10:1 odds.
 
-Intervals: resampling the N battles with replacement is one multinomial draw of N over the
-(pair, outcome) cells with the observed cell shares, so each bootstrap round is a vectorised
-``Generator.multinomial`` draw followed by a refit; 95 % percentile intervals.
+Intervals: the *items* are resampled with replacement, each with all its votes (a cluster
+bootstrap, see `annotate.analysis.battles`): one multinomial draw over the distinct item patterns
+per round, the battle counts rebuilt from the drawn items, then a refit; 95 % percentile intervals.
+Without item ids every battle is its own item (the classic resampling of battles).
 Rank = 1 + the number of models of the same component whose lower bound lies above this model's
 upper bound.
+
+Win rates, from the same resamples: per vote, (wins + ties / 2) / battles; per item, one verdict
+per item (`annotate.analysis.majority`, plurality or mean rule), (items won + items tied / 2) /
+items with a verdict, and the items without one (tied majority) counted.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from annotate.analysis.battles import (
+    WINNER_CODES,
+    ItemPatterns,
+    PairCounts,
+    pair_counts,
+    pair_counts_from_arrays,
+    played,
+)
 from annotate.analysis.bootstrap import DEFAULT_N_BOOT, percentile_interval
 from annotate.analysis.estimate import json_number
+from annotate.analysis.majority import verdicts
 
 __all__ = [
     "WINNER_CODES",
+    "ItemPatterns",
     "PairCounts",
     "RankingRow",
     "components",
@@ -48,9 +62,6 @@ __all__ = [
     "to_rating",
 ]
 
-WINNER_CODES: dict[str, int] = {"model_a": 0, "model_b": 1, "tie": 2, "both_bad": 2, "tie (bothbad)": 2}
-"""Battle outcome -> 0 (model_a won), 1 (model_b won), 2 (tie)."""
-
 RIDGE = 1e-6
 """Default ridge on the log-strengths (see the module docstring)."""
 
@@ -60,90 +71,9 @@ _MAX_STEP = 2.0
 """Largest Newton step per coordinate (natural-log units); damps the first steps of separable fits."""
 
 _CELLS_PER_BLOCK = 1 << 21
-"""Bound on ``block * n_models**2`` so a block of bootstrap fits stays around 16 MiB per array."""
-
-
-@dataclass(frozen=True, eq=False)
-class PairCounts:
-    """Battle outcomes aggregated per model pair.
-
-    Attributes:
-        models: model names; indexes below refer to this tuple.
-        pairs: ``(P, 2)`` int64 model indexes, ``pairs[:, 0] < pairs[:, 1]``, each pair once.
-        outcomes: ``(P, 3)`` float64 counts: wins of ``pairs[:, 0]``, wins of ``pairs[:, 1]``, ties
-            (both_bad included).
-    """
-
-    models: tuple[str, ...]
-    pairs: np.ndarray
-    outcomes: np.ndarray
-
-    @property
-    def n_battles(self) -> int:
-        """Total number of battles."""
-        return round(float(self.outcomes.sum()))
-
-
-def _canonical(models: Sequence[str], i: np.ndarray, j: np.ndarray, outcomes: np.ndarray) -> PairCounts:
-    """Order each pair as (low, high) index (swapping the win columns) and merge duplicate pairs."""
-    k = len(models)
-    if (i == j).any():
-        raise ValueError(f"a model cannot battle itself: {models[int(i[i == j][0])]!r}")
-    if ((i < 0) | (j < 0) | (i >= k) | (j >= k)).any():
-        raise ValueError("model index out of range")
-    if (outcomes < 0).any():
-        raise ValueError("battle counts must be non-negative")
-    swap = i > j
-    lo, hi = np.where(swap, j, i), np.where(swap, i, j)
-    wins = np.where(swap[:, None], outcomes[:, [1, 0]], outcomes[:, :2])
-    out = np.column_stack([wins, outcomes[:, 2]])
-    keys, inverse = np.unique(lo.astype(np.int64) * k + hi, return_inverse=True)
-    merged = np.column_stack([np.bincount(inverse, out[:, c], keys.size) for c in range(3)])
-    return PairCounts(tuple(models), np.column_stack([keys // k, keys % k]).astype(np.int64), merged)
-
-
-def pair_counts(
-    battles: pd.DataFrame, model_a: str = "model_a", model_b: str = "model_b", winner: str = "winner"
-) -> PairCounts:
-    """Aggregate battles (one row each) into per-pair counts.
-
-    battles: columns ``model_a``, ``model_b`` (names) and ``winner`` in {"model_a", "model_b", "tie",
-    "both_bad"} (Arena's "tie (bothbad)" is accepted too); models are sorted by name.
-    """
-    missing = [c for c in (model_a, model_b, winner) if c not in battles.columns]
-    if missing:
-        raise ValueError(f"battles are missing columns {missing}")
-    winner_codes, winner_names = pd.factorize(battles[winner])
-    unknown = [str(w) for w in winner_names if w not in WINNER_CODES]
-    if unknown or (winner_codes < 0).any():
-        raise ValueError(
-            f"unknown winner values {sorted(unknown)[:5] or ['<missing>']}; expected {sorted(WINNER_CODES)}"
-        )
-    codes_a, names_a = pd.factorize(battles[model_a].astype(str))
-    codes_b, names_b = pd.factorize(battles[model_b].astype(str))
-    models = sorted(set(names_a) | set(names_b))
-    position = {m: k for k, m in enumerate(models)}
-    i = np.array([position[m] for m in names_a], dtype=np.int64)[codes_a]
-    j = np.array([position[m] for m in names_b], dtype=np.int64)[codes_b]
-    n = len(battles)
-    outcome = np.array([WINNER_CODES[w] for w in winner_names], dtype=np.int64)[winner_codes]
-    one_hot = np.zeros((n, 3))
-    one_hot[np.arange(n), outcome] = 1.0
-    return _canonical([str(m) for m in models], i, j, one_hot)
-
-
-def pair_counts_from_arrays(models: Sequence[str], pairs: Sequence[Sequence[int]], outcomes: Any) -> PairCounts:
-    """Per-pair counts from arrays, e.g. the Chatbot Arena export (``models``, ``X``, ``Y``).
-
-    pairs: ``(P, 2)`` model indexes; outcomes: ``(P, >= 3)`` counts: wins of the first model, wins of
-    the second, then one or more tie columns (summed; Arena: ties, ties both bad).
-    """
-    p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    y = np.asarray(outcomes, dtype=np.float64)
-    if y.ndim != 2 or y.shape[0] != p.shape[0] or y.shape[1] < 3:
-        raise ValueError(f"outcomes must have shape (P, >= 3) with P = {p.shape[0]}, got {y.shape}")
-    out = np.column_stack([y[:, 0], y[:, 1], y[:, 2:].sum(axis=1)])
-    return _canonical([str(m) for m in models], p[:, 0], p[:, 1], out)
+"""Bound on ``block * n_models**2`` so one block of bootstrap fits stays around 16 MiB per array."""
+_TERMS_PER_BLOCK = 1 << 23
+"""Bound on ``block * terms`` of the item-to-counts map (`_LinearMap`): about 64 MiB."""
 
 
 def _win_matrices(n_models: int, pairs: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
@@ -200,23 +130,91 @@ def to_rating(theta: np.ndarray) -> np.ndarray:
     return _ANCHOR + _SCALE * np.asarray(theta)
 
 
-def _bootstrap_ratings(counts: PairCounts, n_boot: int, seed: int | None, ridge: float) -> np.ndarray:
-    """Ratings of ``n_boot`` resamples of the battles, shape ``(n_boot, K)``."""
-    k = len(counts.models)
-    cells = counts.outcomes.ravel()
-    total = round(float(cells.sum()))
-    if not np.allclose(cells, np.round(cells)):
+_STATS = ("wins", "losses", "ties", "item_wins", "item_losses", "item_ties", "items_dropped")
+"""Per-model totals gathered with the battle counts: votes won, lost, tied; items won, lost, tied
+(one verdict per item) and items without a verdict."""
+
+_COLUMNS = 7
+"""Per pair: votes won by the first model, by the second, tied; items won by the first, by the
+second, tied (one verdict each); items without a verdict."""
+
+
+@dataclass(frozen=True, eq=False)
+class _LinearMap:
+    """Per-pair sums over items as one gather and one ``reduceat``: target ``pair * 7 + column``
+    (see `_COLUMNS`) gets the sum over the pattern entries of ``count[src] * weight``."""
+
+    src: np.ndarray
+    weight: np.ndarray
+    starts: np.ndarray
+    targets: np.ndarray
+    n_targets: int
+
+    def apply(self, counts: np.ndarray) -> np.ndarray:
+        """``(b, T)`` pattern counts -> ``(b, n_targets)`` sums."""
+        out = np.zeros((counts.shape[0], self.n_targets))
+        if self.src.size:
+            out[:, self.targets] = np.add.reduceat(counts[:, self.src] * self.weight, self.starts, axis=1)
+        return out
+
+
+def _linear_map(counts: PairCounts, items: ItemPatterns, rule: str) -> _LinearMap:
+    """The map from item patterns to the per-pair columns of `_COLUMNS`."""
+    pair = items.entry_pair * _COLUMNS
+    verdict = verdicts(items.entry_votes, rule)
+    column = np.where(verdict < 0, 6, 3 + verdict)
+    target = np.concatenate([pair, pair + 1, pair + 2, pair + column])
+    weight = np.concatenate([*items.entry_votes.T, np.ones(pair.size)])
+    src = np.tile(items.entry_pattern, 4)
+    keep = weight != 0
+    order = np.argsort(target[keep], kind="stable")
+    target, weight, src = target[keep][order], weight[keep][order], src[keep][order]
+    starts = np.flatnonzero(np.r_[True, np.diff(target) != 0]) if target.size else np.zeros(0, dtype=np.int64)
+    return _LinearMap(src, weight, starts, target[starts], counts.pairs.shape[0] * _COLUMNS)
+
+
+def _split(sums: np.ndarray, pairs: np.ndarray, n_models: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """``(b, P * 7)`` -> pair outcomes ``(b, P, 3)`` and per-model totals ``{stat: (b, K)}`` (`_STATS`), with
+    the per-vote and per-item win rates and the items compared."""
+    per_pair = sums.reshape(sums.shape[0], pairs.shape[0], _COLUMNS)
+    low = np.zeros((pairs.shape[0], n_models))
+    high = np.zeros_like(low)
+    low[np.arange(pairs.shape[0]), pairs[:, 0]] = 1.0
+    high[np.arange(pairs.shape[0]), pairs[:, 1]] = 1.0
+    column = [np.ascontiguousarray(per_pair[:, :, c]) for c in range(_COLUMNS)]
+    totals: dict[str, np.ndarray] = {}
+    for prefix, (first, second, tie) in (("", (0, 1, 2)), ("item_", (3, 4, 5))):
+        wins = column[first] @ low + column[second] @ high
+        ties = column[tie] @ (low + high)
+        n = wins + column[second] @ low + column[first] @ high + ties
+        rate = np.full(n.shape, np.nan)
+        np.divide(wins + 0.5 * ties, n, out=rate, where=n > 0)
+        totals |= {prefix + "wins": wins, prefix + "ties": ties, prefix + "losses": n - wins - ties,
+                   prefix + "win_rate": rate}
+    totals["items_dropped"] = column[6] @ (low + high)
+    totals["n_items"] = totals["item_wins"] + totals["item_losses"] + totals["item_ties"] + totals["items_dropped"]
+    return per_pair[:, :, :3], totals
+
+
+def _bootstrap(counts: PairCounts, mapping: _LinearMap, n_boot: int, seed: int | None, ridge: float
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ratings, per-vote and per-item win rates of ``n_boot`` item resamples, each ``(n_boot, K)``."""
+    items = counts.item_patterns()
+    if not np.allclose(items.multiplicity, np.round(items.multiplicity)):
         raise ValueError("bootstrap needs whole battle counts")
+    k = len(counts.models)
+    block = max(1, min(_CELLS_PER_BLOCK // (k * k), _TERMS_PER_BLOCK // max(1, mapping.src.size)))
     rng = np.random.default_rng(seed)
-    shares = cells / cells.sum()
-    block = max(1, _CELLS_PER_BLOCK // (k * k))
-    out = []
+    shares = items.multiplicity / items.multiplicity.sum()
+    ratings, vote_rates, item_rates = [], [], []
     for start in range(0, n_boot, block):
         size = min(block, n_boot - start)
-        draws = rng.multinomial(total, shares, size=size).astype(np.float64)
-        w = _win_matrices(k, counts.pairs, draws.reshape(size, -1, 3))
-        out.append(to_rating(_newton(w, ridge)))
-    return np.concatenate(out, axis=0)
+        draws = rng.multinomial(items.n_items, shares, size=size).astype(np.float64)
+        outcomes, totals = _split(mapping.apply(draws), counts.pairs, k)
+        ratings.append(to_rating(_newton(_win_matrices(k, counts.pairs, outcomes), ridge)))
+        vote_rates.append(totals["win_rate"])
+        item_rates.append(totals["item_win_rate"])
+    return np.concatenate(ratings), np.concatenate(vote_rates), np.concatenate(item_rates)
 
 
 @dataclass(frozen=True)
@@ -226,13 +224,19 @@ class RankingRow:
     Attributes:
         model: model name.
         rating: Bradley-Terry rating on the Elo-like scale (mean 1000, see module docstring).
-        ci_low, ci_high: 95 % bootstrap percentile interval of the rating (NaN without bootstrap).
+        ci_low, ci_high: 95 % bootstrap percentile interval of the rating, items resampled (NaN
+            without bootstrap).
         rank: 1 + number of models of the same component whose ci_low > this model's ci_high (by
             rating if no intervals).
-        win_rate: (wins + 0.5 ties) / battles.
+        win_rate: per vote, (wins + 0.5 ties) / battles; win_rate_ci: its 95 % interval (items
+            resampled).
         n_battles, wins, losses, ties: this model's battle counts (ties include both_bad).
         component: the connected component of the battle graph the model is in, numbered from 1
             (the one with most models first). Ratings and ranks compare only within a component.
+        n_items: items (clusters) this model is compared on.
+        item_win_rate: per item, one verdict per item by the majority rule: (items won + 0.5 items
+            tied) / items with a verdict; item_win_rate_ci: its 95 % interval.
+        items_dropped: items without a verdict (tied majority under the plurality rule).
     """
 
     model: str
@@ -246,6 +250,11 @@ class RankingRow:
     losses: int
     ties: int
     component: int = 1
+    win_rate_ci: tuple[float, float] = (float("nan"), float("nan"))
+    n_items: int = 0
+    item_win_rate: float = float("nan")
+    item_win_rate_ci: tuple[float, float] = (float("nan"), float("nan"))
+    items_dropped: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """Plain-JSON form with NaN as ``None``."""
@@ -256,32 +265,16 @@ class RankingRow:
             "ci": [json_number(self.ci_low), json_number(self.ci_high)],
             "rank": self.rank,
             "win_rate": json_number(self.win_rate),
+            "win_rate_ci": [json_number(v) for v in self.win_rate_ci],
             "n_battles": self.n_battles,
             "wins": self.wins,
             "losses": self.losses,
             "ties": self.ties,
+            "n_items": self.n_items,
+            "item_win_rate": json_number(self.item_win_rate),
+            "item_win_rate_ci": [json_number(v) for v in self.item_win_rate_ci],
+            "items_dropped": self.items_dropped,
         }
-
-
-def _played(counts: PairCounts) -> PairCounts:
-    """Drop models without battles (they have no rating) and re-index the pairs."""
-    keep = np.zeros(len(counts.models), dtype=bool)
-    nonempty = counts.outcomes.sum(axis=1) > 0
-    keep[counts.pairs[nonempty].ravel()] = True
-    new_index = np.cumsum(keep) - 1
-    models = tuple(m for m, k in zip(counts.models, keep, strict=True) if k)
-    return PairCounts(models, new_index[counts.pairs[nonempty]], counts.outcomes[nonempty])
-
-
-def _model_totals(counts: PairCounts) -> np.ndarray:
-    """Per model ``[wins, losses, ties]``, shape ``(K, 3)``."""
-    k = len(counts.models)
-    i, j = counts.pairs[:, 0], counts.pairs[:, 1]
-    a, b, t = counts.outcomes[:, 0], counts.outcomes[:, 1], counts.outcomes[:, 2]
-    wins = np.bincount(i, a, k) + np.bincount(j, b, k)
-    losses = np.bincount(i, b, k) + np.bincount(j, a, k)
-    ties = np.bincount(i, t, k) + np.bincount(j, t, k)
-    return np.column_stack([wins, losses, ties])
 
 
 def components(counts: PairCounts) -> np.ndarray:
@@ -328,33 +321,40 @@ def rank_models(
     seed: int | None = 0,
     *,
     ridge: float = RIDGE,
+    item: str | None = None,
+    majority: str = "plurality",
 ) -> tuple[RankingRow, ...]:
     """Bradley-Terry leaderboard with bootstrap intervals: component by component, best rating first.
 
     battles: one row per battle (see `pair_counts`) or pre-aggregated `PairCounts` (e.g. from
-    `pair_counts_from_arrays`).  Models without battles are left out.  ``n_boot`` rounds of battle
-    resampling seeded by ``seed`` (0 rounds: no intervals).  When the battle graph is not connected,
-    each row's ``component`` says which group of mutually comparable models it belongs to, and ranks
-    count only models of the same component.
+    `pair_counts_from_arrays`).  item: for a DataFrame, the column naming the item each battle is a
+    vote on: the bootstrap resamples items with all their votes (without it, each battle is an item).
+    majority: the rule giving one verdict per item for the per-item win rate (`verdicts`).  Models
+    without battles are left out.  ``n_boot`` rounds seeded by ``seed`` (0 rounds: no intervals).
+    When the battle graph is not connected, each row's ``component`` says which group of mutually
+    comparable models it belongs to, and ranks count only models of the same component.
     """
-    counts = battles if isinstance(battles, PairCounts) else pair_counts(battles)
-    counts = _played(counts)
+    counts = battles if isinstance(battles, PairCounts) else pair_counts(battles, item=item)
+    counts = played(counts)
     if not counts.models:
         return ()
     rating = to_rating(fit_bradley_terry(counts, ridge))
     k = len(counts.models)
+    items = counts.item_patterns()
+    mapping = _linear_map(counts, items, majority)
+    _, point = _split(mapping.apply(items.multiplicity[None, :]), counts.pairs, k)
+    totals = {name: values[0] for name, values in point.items()}
+    nan2 = np.full((k, 2), np.nan)
+    bounds, vote_bounds, item_bounds = nan2, nan2, nan2
     if n_boot > 0:
-        boots = _bootstrap_ratings(counts, n_boot, seed, ridge)
-        bounds = np.array([percentile_interval(boots[:, m]) for m in range(k)])
-    else:
-        bounds = np.full((k, 2), np.nan)
+        boots, vote_rates, item_rates = _bootstrap(counts, mapping, n_boot, seed, ridge)
+        bounds, vote_bounds, item_bounds = (np.array([percentile_interval(b[:, m]) for m in range(k)])
+                                            for b in (boots, vote_rates, item_rates))
     group = components(counts)
     ranks = _ranks(rating, bounds[:, 0], bounds[:, 1], group)
-    totals = _model_totals(counts)
     rows = []
     for m in np.lexsort((-rating, group)):
-        wins, losses, ties = (round(float(x)) for x in totals[m])
-        n = wins + losses + ties
+        wins, losses, ties = (round(float(totals[key][m])) for key in ("wins", "losses", "ties"))
         rows.append(
             RankingRow(
                 model=counts.models[m],
@@ -362,12 +362,17 @@ def rank_models(
                 ci_low=float(bounds[m, 0]),
                 ci_high=float(bounds[m, 1]),
                 rank=int(ranks[m]),
-                win_rate=(wins + 0.5 * ties) / n if n else float("nan"),
-                n_battles=n,
+                win_rate=float(totals["win_rate"][m]),
+                n_battles=wins + losses + ties,
                 wins=wins,
                 losses=losses,
                 ties=ties,
                 component=int(group[m]),
+                win_rate_ci=(float(vote_bounds[m, 0]), float(vote_bounds[m, 1])),
+                n_items=round(float(totals["n_items"][m])),
+                item_win_rate=float(totals["item_win_rate"][m]),
+                item_win_rate_ci=(float(item_bounds[m, 0]), float(item_bounds[m, 1])),
+                items_dropped=round(float(totals["items_dropped"][m])),
             )
         )
     return tuple(rows)
