@@ -16,10 +16,14 @@ from typing import Any, Literal
 
 TaskKind = Literal["pairwise", "single", "rubric"]
 ItemKind = Literal["pairwise", "single"]
-Cohort = Literal["expert", "crowd", "llm"]
+Cohort = Literal["expert", "crowd", "author", "llm"]
 
 TASK_KINDS: tuple[str, ...] = ("pairwise", "single", "rubric")
-COHORTS: tuple[str, ...] = ("expert", "crowd", "llm")
+COHORTS: tuple[str, ...] = ("expert", "crowd", "author", "llm")
+"""Rater cohorts. Every cohort but `llm` is people; `author` is the people who wrote a benchmark
+(MT-Bench's `author_N`), kept apart from its expert annotators."""
+HUMAN_COHORTS: tuple[str, ...] = ("expert", "crowd", "author")
+LLM_COHORTS: tuple[str, ...] = ("llm",)
 SLOTS: tuple[str, ...] = ("A", "B")
 PAIRWISE_LABELS: tuple[str, ...] = ("A", "B", "tie", "both_bad")
 INVALID_LABEL = "invalid"

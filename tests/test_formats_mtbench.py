@@ -57,7 +57,7 @@ def test_votes_flip_with_the_model_order_and_judges_get_cohorts(project: Path) -
     # gpt-4 judged as model_a = gpt-4 (slot B after sorting) on question 111
     assert votes[("expert_3", "mtbench-111-alpaca-13b-vs-gpt-4-t1")].label == "B"
     assert votes[("gpt-4", "mtbench-111-alpaca-13b-vs-gpt-4-t1")].label == "B"
-    assert cohorts == {"author_2": "expert", "expert_0": "expert", "expert_12": "expert", "expert_3": "expert",
+    assert cohorts == {"author_2": "author", "expert_0": "expert", "expert_12": "expert", "expert_3": "expert",
                        "gpt-4": "llm"}
     assert {lab.source for lab in votes.values()} == {"mtbench"}
 
@@ -67,7 +67,7 @@ def test_reimport_changes_nothing(project: Path) -> None:
     assert cli("import", "s", DATA / "mtbench_judgments.jsonl", "--format", "mtbench").exit_code == 0
     before = fingerprint(spec)
     result = cli("import", "s", DATA / "mtbench_judgments.jsonl", "--format", "mtbench")
-    assert "added 0 items (5 unchanged), 0 expert/llm labels (9 unchanged)" in result.stdout
+    assert "added 0 items (5 unchanged), 0 author/expert/llm labels (9 unchanged)" in result.stdout
     assert fingerprint(spec) == before
 
 

@@ -10,12 +10,15 @@ longer one.
 
 Each share comes with an exact two-sided binomial test against 0.5 and a Wilson (1927) score
 interval.  Both are written out here (no scipy): the test sums binomial probabilities in log space.
+When several counted votes share an item (the "all raters" row, or a rater's repeats), the item is
+the unit: the interval resamples items and the test uses the design effect
+(`annotate.analysis.clustered`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import Any
 
@@ -25,7 +28,8 @@ import pandas as pd
 from annotate.analysis.estimate import json_number
 
 __all__ = [
-    "BiasReport", "Proportion", "binomial_test", "first_shown_bias", "length_bias", "position_bias", "wilson_interval",
+    "BiasReport", "Proportion", "binomial_test", "first_shown_bias", "holm", "length_bias", "position_bias",
+    "wilson_interval",
 ]
 
 _TIE_LABELS = frozenset({"tie", "both_bad", "tie_inconsistent"})
@@ -66,6 +70,28 @@ def binomial_test(k: int, n: int, p: float = 0.5) -> float:
     return float(min(1.0, math.exp(top) * np.exp(chosen - top).sum()))
 
 
+def holm(p_values: Any) -> np.ndarray:
+    """Holm (1979) step-down adjusted p-values (family-wise error), NaN kept as NaN.
+
+    Sort the m finite p-values ascending; the k-th (from 0) becomes max over j <= k of
+    min(1, (m - j) p_(j)).  A test is significant at level a after the correction when its
+    adjusted p-value is <= a.
+
+    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    finite = np.flatnonzero(np.isfinite(p))
+    m = finite.size
+    if m == 0:
+        return out
+    order = finite[np.argsort(p[finite], kind="stable")]
+    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    out[order] = adjusted
+    return out
+
+
 def wilson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     """Wilson (1927) score interval for a binomial proportion k / n; ``(nan, nan)`` when ``n == 0``."""
     if n == 0:
@@ -91,7 +117,11 @@ class Proportion:
         n_excluded: judgments left out (ties; for length, also equal lengths).
         share: k / n (NaN when n = 0).
         ci_low, ci_high: Wilson interval.
-        p_value: exact two-sided binomial test of share = 0.5.
+        p_value: exact two-sided binomial test of share = 0.5 (on effective counts when clustered).
+        unit: what the interval resamples: ``"votes"`` (one counted vote per item, Wilson interval)
+            or ``"items"`` (several votes share an item: item bootstrap).
+        n_items: items with a counted vote (None when not known).
+        design_effect: variance inflation from votes sharing items (1 when unit is votes).
     """
 
     rater: Any
@@ -102,6 +132,9 @@ class Proportion:
     ci_low: float
     ci_high: float
     p_value: float
+    unit: str = "votes"
+    n_items: int | None = None
+    design_effect: float = 1.0
 
     @classmethod
     def of(cls, rater: Any, k: int, n: int, n_excluded: int) -> Proportion:
@@ -109,6 +142,16 @@ class Proportion:
         lo, hi = wilson_interval(k, n)
         share = k / n if n else float("nan")
         return cls(rater, int(k), int(n), int(n_excluded), share, lo, hi, binomial_test(k, n))
+
+    @classmethod
+    def clustered(cls, rater: Any, hit: Any, counted: Any, item: Any, n_excluded: int, n_boot: int,
+                  seed: int | None) -> Proportion:
+        """The share of counted votes that are hits, with the item as the unit (`clustered_share`)."""
+        from annotate.analysis.clustered import clustered_share
+
+        c = clustered_share(hit, counted, item, n_boot=n_boot, seed=seed)
+        return cls(rater, c.k, c.n, int(n_excluded), c.share, c.ci_low, c.ci_high, c.p_value, c.unit, c.n_items,
+                   c.design_effect)
 
     def to_json(self) -> dict[str, Any]:
         """Plain-JSON form with NaN as ``None``."""
@@ -121,6 +164,9 @@ class Proportion:
             "k": self.k,
             "n": self.n,
             "n_excluded": self.n_excluded,
+            "unit": self.unit,
+            "n_items": self.n_items,
+            "design_effect": json_number(self.design_effect),
         }
 
 
@@ -154,25 +200,44 @@ def _require(df: pd.DataFrame, columns: list[str]) -> None:
         raise ValueError(f"judgments are missing columns {missing}")
 
 
-def _report(kind: str, df: pd.DataFrame, rater: str | None, hit: str, counted: str) -> BiasReport:
-    """Totals of boolean columns ``hit`` (k) and ``counted`` (n) overall and per ``rater``."""
-    k, n, total = int(df[hit].sum()), int(df[counted].sum()), len(df)
-    overall = Proportion.of(None, k, n, total - n)
+def _report(kind: str, df: pd.DataFrame, rater: str | None, hit: str, counted: str, item: str | None = None,
+            n_boot: int = 0, seed: int | None = 0) -> BiasReport:
+    """Totals of boolean columns ``hit`` (k) and ``counted`` (n) overall and per ``rater``; with ``item``
+    (a column), votes sharing an item are one unit for the interval and the test."""
+    clustered = item is not None and item in df.columns
+
+    def share(part: pd.DataFrame, who: Any) -> Proportion:
+        excluded = len(part) - int(part[counted].sum())
+        if clustered:
+            return Proportion.clustered(who, part[hit].to_numpy(), part[counted].to_numpy(), part[item].to_numpy(),
+                                        excluded, n_boot, seed)
+        return Proportion.of(who, int(part[hit].sum()), int(part[counted].sum()), excluded)
+
+    overall = share(df, None)
     per_rater: list[Proportion] = []
     if rater is not None and rater in df.columns:
-        grouped = df.groupby(rater, sort=True)[[hit, counted]].sum()
-        sizes = df.groupby(rater, sort=True).size()
-        for rid, row in grouped.iterrows():
-            per_rater.append(Proportion.of(rid, int(row[hit]), int(row[counted]), int(sizes[rid] - row[counted])))
+        totals = df.groupby(rater, sort=True).agg(k=(hit, "sum"), n=(counted, "sum"), size=(hit, "size"))
+        shared: set[Any] = set()
+        if clustered:  # raters with two counted votes on one item (repeats): those need the item as unit
+            per_item = df.loc[df[counted]].groupby([rater, item]).size()
+            shared = set(per_item[per_item > 1].index.get_level_values(0))
+        parts = dict(tuple(df.loc[df[rater].isin(shared)].groupby(rater))) if shared else {}
+        for rid, k, n, size in totals.itertuples():
+            per_rater.append(share(parts[rid], rid) if rid in parts
+                             else replace(Proportion.of(rid, int(k), int(n), int(size - n)), n_items=int(n)))
     return BiasReport(kind, overall, tuple(per_rater))
 
 
-def position_bias(judgments: pd.DataFrame, rater: str | None = "rater", side: str = "label_side") -> BiasReport:
+def position_bias(
+    judgments: pd.DataFrame, rater: str | None = "rater", side: str = "label_side", *, item: str | None = None,
+    n_boot: int = 0, seed: int | None = 0,
+) -> BiasReport:
     """Share of non-tie judgments that picked the left-hand response, overall and per rater.
 
     judgments: one row per judgment; column ``side`` in {"left", "right", "tie"} ("both_bad" and
     "tie_inconsistent" also count as ties); rows with a missing side are dropped; column ``rater``
-    (optional: pass None or omit the column for the overall figure only).
+    (optional: pass None or omit the column for the overall figure only); ``item``: the column naming
+    each judgment's item, so that judgments sharing an item are one unit (``n_boot`` item resamples).
     k = left picks, n = left + right picks.  Under no position bias (and randomised sides) the share
     is 0.5; the p-value tests exactly that (two-sided, exact binomial).
     """
@@ -183,20 +248,22 @@ def position_bias(judgments: pd.DataFrame, rater: str | None = "rater", side: st
     if unknown:
         raise ValueError(f"unknown values in {side!r}: {sorted(unknown)}; expected left, right or tie")
     df = df.assign(_hit=sides.eq("left"), _counted=sides.isin(["left", "right"]))
-    return _report("position", df, rater, "_hit", "_counted")
+    return _report("position", df, rater, "_hit", "_counted", item, n_boot, seed)
 
 
 def first_shown_bias(
     votes: pd.DataFrame, rater: str | None = "rater", label: str = "label", shown_first: str = "shown_first",
+    *, item: str | None = None, n_boot: int = 0, seed: int | None = 0,
 ) -> BiasReport:
     """Share of non-tie votes that picked the response the rater saw first, overall and per rater.
 
     votes: one row per vote; ``label`` in slot space ("A", "B"; anything else is a tie and
     excluded); ``shown_first`` the slot the rater saw first ("A" or "B"); rows where it is missing
     (order unknown) are dropped, so ``n_excluded`` counts only ties among votes of known order.
-    k = votes for the slot shown first, n = votes for A or B.  It is the same measure as
-    `position_bias` with "first" for "left": 0.5 without position bias when the order is
-    randomised; for a judge always given A first, it is confounded with a preference for slot A.
+    ``item`` as in `position_bias`.  k = votes for the slot shown first, n = votes for A or B.  It is
+    the same measure as `position_bias` with "first" for "left": 0.5 without position bias when the
+    order is randomised; for a judge always given A first, it is confounded with a preference for
+    slot A.
 
     >>> df = pd.DataFrame({"rater": ["j"] * 4, "label": ["A", "A", "B", "tie"], "shown_first": ["A", "B", "B", "A"]})
     >>> r = first_shown_bias(df)
@@ -208,7 +275,7 @@ def first_shown_bias(
     labels, first = df[label].astype(str), df[shown_first].astype(str)
     chose = labels.isin(["A", "B"])
     df = df.assign(_hit=chose & labels.eq(first), _counted=chose)
-    return _report("first_shown", df, rater, "_hit", "_counted")
+    return _report("first_shown", df, rater, "_hit", "_counted", item, n_boot, seed)
 
 
 def length_bias(
@@ -217,14 +284,19 @@ def length_bias(
     label: str = "label",
     len_a: str = "len_a",
     len_b: str = "len_b",
+    *,
+    item: str | None = None,
+    n_boot: int = 0,
+    seed: int | None = 0,
 ) -> BiasReport:
     """Share of non-tie votes between responses of unequal length that picked the longer one.
 
     votes: one row per vote; ``label`` in {"A", "B"} for a choice, anything else ("tie",
     "both_bad", "tie_inconsistent", ...) is a tie and excluded; ``len_a`` / ``len_b`` are the
     lengths of responses A and B in any consistent unit (characters, tokens); votes with equal
-    lengths are excluded.  k = votes for the longer response, n = votes counted.  The p-value tests
-    share = 0.5 (exact, two-sided); > 0.5 indicates verbosity bias (Zheng et al. 2023, section 3.3).
+    lengths are excluded; ``item`` as in `position_bias`.  k = votes for the longer response, n = votes
+    counted.  The p-value tests share = 0.5 (exact, two-sided); > 0.5 indicates verbosity bias (Zheng
+    et al. 2023, section 3.3).
     """
     _require(votes, [label, len_a, len_b])
     df = votes.loc[votes[label].notna()]
@@ -234,4 +306,4 @@ def length_bias(
     counted = (chose_a | chose_b) & (a_longer | b_longer)
     hit = (chose_a & a_longer) | (chose_b & b_longer)
     df = df.assign(_hit=hit, _counted=counted)
-    return _report("length", df, rater, "_hit", "_counted")
+    return _report("length", df, rater, "_hit", "_counted", item, n_boot, seed)

@@ -30,6 +30,7 @@ from annotate.analysis.agreement import (
 )
 from annotate.analysis.bias import wilson_interval
 from annotate.analysis.estimate import Estimate, json_number
+from annotate.analysis.majority import verdicts
 
 __all__ = [
     "TIE_CLASS",
@@ -154,6 +155,7 @@ def rest_agreement(
     n_boot: int = 1000,
     seed: int | None = 0,
     alpha_without_max_raters: int = 50,
+    only: Sequence[Any] | None = None,
 ) -> tuple[RestAgreement, ...]:
     """Each rater's agreement with the leave-one-out consensus of all other raters.
 
@@ -165,7 +167,8 @@ def rest_agreement(
     others; here with chance correction (Cohen's kappa, Cohen 1960; linearly weighted, Cohen 1968,
     above the nominal level) and raw agreement with a Wilson interval.  ``alpha_without`` (alpha if
     this rater were dropped, cf. "alpha if item deleted") is computed when there are at most
-    ``alpha_without_max_raters`` raters.
+    ``alpha_without_max_raters`` raters.  ``only``: compute for these raters alone (e.g. an LLM judge
+    against the consensus of the human raters in ``ratings``).
 
     Returns one `RestAgreement` per rater with at least one compared unit, in rater order.
 
@@ -183,7 +186,10 @@ def rest_agreement(
     positions = list(range(n_values))
     with_alpha = len(raters) <= alpha_without_max_raters
     out = []
+    wanted = None if only is None else set(only)
     for r, rater in enumerate(raters):
+        if wanted is not None and rater not in wanted:
+            continue
         mine = codes[:, r]
         rated = mine >= 0
         others = counts[rated].copy()
@@ -206,30 +212,32 @@ def rest_agreement(
     return tuple(out)
 
 
-def _majority_labels(votes: pd.DataFrame, labels: Sequence[str]) -> pd.Series:
-    """Per item, the most frequent label (items where the top count is shared are dropped)."""
+def _majority_labels(votes: pd.DataFrame, labels: Sequence[str], rule: str) -> pd.Series:
+    """Per item, the majority label by ``rule`` (labels A, B, tie; items without a majority dropped)."""
     counts = votes.groupby(["item", "label"]).size().unstack("label", fill_value=0)
     counts = counts.reindex(columns=list(labels), fill_value=0)
-    values = counts.to_numpy()
-    top = values.max(axis=1)
-    unique = (values == top[:, None]).sum(axis=1) == 1
-    keep = unique & (top > 0)
-    return pd.Series(np.asarray(labels, dtype=object)[values.argmax(axis=1)[keep]], index=counts.index[keep])
+    verdict = verdicts(counts.to_numpy(), rule)
+    keep = verdict >= 0
+    return pd.Series(np.asarray(labels, dtype=object)[verdict[keep]], index=counts.index[keep])
 
 
 def cohort_confusion(
-    votes: pd.DataFrame, cohort_x: str, cohort_y: str, labels: Sequence[str], cohort: str = "cohort"
+    votes: pd.DataFrame, cohort_x: str, cohort_y: str, labels: Sequence[str] = ("A", "B", "tie"),
+    cohort: str = "cohort", rule: str = "plurality",
 ) -> pd.DataFrame:
     """Confusion matrix of per-item majority labels: cohort X's majority (rows) by cohort Y's (columns).
 
     votes: one row per vote with columns item, ``cohort``, label; labels outside ``labels`` and
-    missing labels are dropped.  Per item and cohort the majority is the most frequent label; an
-    item whose top count is shared, or that one cohort did not label, is left out.  Returns a
-    ``len(labels) x len(labels)`` DataFrame of item counts (index: X's label, columns: Y's label).
+    missing labels are dropped.  labels: the three classes A, B, tie in that order (the majority
+    rules score them +1, -1, 0).  Per item and cohort the majority follows ``rule``
+    (`annotate.analysis.majority`); an item without a majority, or that one cohort did not label, is
+    left out.  Returns a 3 x 3 DataFrame of item counts (index: X's label, columns: Y's label).
     """
+    if len(labels) != 3:
+        raise ValueError("cohort_confusion takes the three classes A, B, tie")
     v = votes.loc[votes["label"].isin(list(labels))]
-    mx = _majority_labels(v.loc[v[cohort] == cohort_x], labels)
-    my = _majority_labels(v.loc[v[cohort] == cohort_y], labels)
+    mx = _majority_labels(v.loc[v[cohort] == cohort_x], labels, rule)
+    my = _majority_labels(v.loc[v[cohort] == cohort_y], labels, rule)
     both = pd.concat([mx.rename("x"), my.rename("y")], axis=1, join="inner")
     table = pd.crosstab(pd.Categorical(both["x"], categories=list(labels)),
                         pd.Categorical(both["y"], categories=list(labels)), dropna=False)

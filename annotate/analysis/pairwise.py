@@ -16,7 +16,7 @@ Intervals: 95 % percentile bootstrap over items (vectorised, see `annotate.analy
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -29,6 +29,7 @@ from annotate.analysis.bootstrap import (
     safe_ratio,
 )
 from annotate.analysis.estimate import Estimate
+from annotate.analysis.majority import verdicts
 
 __all__ = ["LABEL_CLASSES", "PairAgreement", "majority_agreement", "type_agreement"]
 
@@ -50,6 +51,9 @@ class PairAgreement:
         without_ties: agreement over pairs where both chose A or B (MT-Bench "w/o tie", S2).
         n_pairs_with_ties, n_pairs_without_ties: the pair counts behind each estimate.
         n_items: items with at least one pair (with ties).
+        n_items_tied: `majority_agreement` only: items both types voted on that were dropped because
+            a type's majority was tied (plurality rule); 0 otherwise.
+        rule: `majority_agreement` only: the majority rule used (None for vote pairs).
     """
 
     type_x: str
@@ -59,6 +63,8 @@ class PairAgreement:
     n_pairs_with_ties: int
     n_pairs_without_ties: int
     n_items: int
+    n_items_tied: int = 0
+    rule: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Plain-JSON form with NaN as ``None``."""
@@ -70,6 +76,8 @@ class PairAgreement:
             "n_pairs_with_ties": int(self.n_pairs_with_ties),
             "n_pairs_without_ties": int(self.n_pairs_without_ties),
             "n_items": int(self.n_items),
+            "n_items_tied": int(self.n_items_tied),
+            "rule": self.rule,
         }
 
 
@@ -177,12 +185,9 @@ def type_agreement(
     return _agreement_from_item_sums(sums, n_raters, type_x, type_y, n_boot, seed)
 
 
-def _majority(counts: pd.DataFrame, items: pd.Index) -> np.ndarray:
-    """Majority class per item (-1 when no vote or a tie in the vote count)."""
-    c = counts.reindex(items, fill_value=0).to_numpy()
-    top = c.max(axis=1)
-    unique_top = (c == top[:, None]).sum(axis=1) == 1
-    return np.where((top > 0) & unique_top, c.argmax(axis=1), -1)
+def _majority(counts: pd.DataFrame, items: pd.Index, rule: str) -> np.ndarray:
+    """Majority class per item by ``rule`` (`verdicts`); -1 when no vote or no majority."""
+    return verdicts(counts.reindex(items, fill_value=0).to_numpy(), rule)
 
 
 def majority_agreement(
@@ -192,23 +197,29 @@ def majority_agreement(
     *,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | None = 0,
+    rule: str = "plurality",
 ) -> PairAgreement:
     """Agreement between the per-item majority vote of type X and that of type Y.
 
-    Per item and type, the majority class among A / B / tie (all tie labels are one class); an item
-    where the top count is shared (no majority) or a type did not vote is dropped.  With ties:
-    share of remaining items whose majorities are equal; without ties: among items where both
-    majorities are A or B.  One pair per item, so ``n_pairs_*`` count items.  The two types must
-    differ (a cohort always agrees with its own majority).  Bootstrap over the items kept.
+    Per item and type, one verdict among A / B / tie (all tie labels are one class) by ``rule``
+    (`annotate.analysis.majority`: plurality with shared top counts dropped, or the sign of the mean
+    score).  An item a type did not vote on is left out; an item both voted on where a majority is
+    tied is dropped and counted in ``n_items_tied``.  With ties: share of remaining items whose
+    majorities are equal; without ties: among items where both majorities are A or B.  One pair per
+    item, so ``n_pairs_*`` count items.  The two types must differ (a cohort always agrees with its
+    own majority).  Bootstrap over the items kept.
     """
     if type_x == type_y:
         raise ValueError("majority agreement needs two different rater types")
     v = _prepare(votes, {type_x, type_y})
     items = pd.Index(pd.unique(v["item"]), name="item")
-    mx = _majority(_class_counts(v[v["rater_type"] == type_x], ["item"]), items)
-    my = _majority(_class_counts(v[v["rater_type"] == type_y], ["item"]), items)
+    cx = _class_counts(v[v["rater_type"] == type_x], ["item"])
+    cy = _class_counts(v[v["rater_type"] == type_y], ["item"])
+    mx, my = _majority(cx, items, rule), _majority(cy, items, rule)
+    voted = items.isin(cx.index) & items.isin(cy.index)
     both = (mx >= 0) & (my >= 0)
     decisive = both & (mx < 2) & (my < 2)
     sums = np.column_stack([both & (mx == my), both, decisive & (mx == my), decisive]).astype(np.float64)
     n_raters = int(v.loc[v["item"].isin(items[both]), "rater"].nunique())
-    return _agreement_from_item_sums(sums, n_raters, type_x, type_y, n_boot, seed)
+    result = _agreement_from_item_sums(sums, n_raters, type_x, type_y, n_boot, seed)
+    return replace(result, n_items_tied=int((voted & ~both).sum()), rule=rule)

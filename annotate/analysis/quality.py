@@ -2,7 +2,9 @@
 
 Pure functions over the votes frame (`annotate.store.frames.votes_frame`): one row per vote with
 columns item, rater, label, gold, purpose, source, active_ms, submit_ms.  Rows with a missing label
-(skips) are ignored everywhere.  Shares come with a Wilson (1927) 95 % score interval and their n.
+(skips) are ignored everywhere.  Shares come with a 95 % interval and their n: Wilson (1927) when each
+item contributes one vote (or pair) to the share, else a bootstrap over items, each with all its
+votes (`annotate.analysis.clustered`): the "all raters" row pools votes that share items.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from annotate.analysis.bias import wilson_interval
+from annotate.analysis.clustered import share_of_items
 from annotate.analysis.estimate import json_number
 
 __all__ = ["FAST_MS", "Share", "Timing", "attention_pass_rate", "gold_accuracy", "repeat_consistency", "timing"]
@@ -24,7 +27,11 @@ FAST_MS = 3000
 
 @dataclass(frozen=True)
 class Share:
-    """k of n with a Wilson 95 % interval, for one rater (or None: all raters together)."""
+    """k of n with a 95 % interval, for one rater (or None: all raters together).
+
+    unit: what the interval resamples, ``"votes"`` (one per item: Wilson) or ``"items"`` (several
+    share an item: item bootstrap); n_items: items behind the n (None when not known).
+    """
 
     rater: Any
     k: int
@@ -32,29 +39,59 @@ class Share:
     share: float
     ci_low: float
     ci_high: float
+    unit: str = "votes"
+    n_items: int | None = None
 
     @classmethod
     def of(cls, rater: Any, k: int, n: int) -> Share:
         lo, hi = wilson_interval(k, n)
         return cls(rater, int(k), int(n), k / n if n else float("nan"), lo, hi)
 
+    @classmethod
+    def of_items(cls, rater: Any, k_i: Any, n_i: Any, n_boot: int, seed: int | None) -> Share:
+        """From per-item counts (`share_of_items`): the item is the unit when items hold several."""
+        c = share_of_items(k_i, n_i, n_boot=n_boot, seed=seed)
+        return cls(rater, c.k, c.n, c.share, c.ci_low, c.ci_high, c.unit, c.n_items)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "rater": self.rater, "share": json_number(self.share),
             "ci": [json_number(self.ci_low), json_number(self.ci_high)], "k": self.k, "n": self.n,
+            "unit": self.unit, "n_items": self.n_items,
         }
 
 
-def _shares(df: pd.DataFrame, hit: pd.Series) -> tuple[Share, ...]:
-    """Overall (rater None) first, then one Share per rater sorted by rater."""
+def _per_item(table: pd.DataFrame) -> tuple[Any, Any]:
+    """Per-item sums ``k`` and ``n`` of a frame with columns item, k, n."""
+    sums = table.groupby("item", sort=False)[["k", "n"]].sum()
+    return sums["k"].to_numpy(), sums["n"].to_numpy()
+
+
+def _shares_of(table: pd.DataFrame, n_boot: int, seed: int | None) -> tuple[Share, ...]:
+    """Overall (rater None) first, then one Share per rater; table: rater, item, k, n (one row per vote or
+    per (rater, item)).  A rater or the whole set with several rows on one item uses the item as unit."""
+    if table.empty:
+        return ()
+    overall = Share.of_items(None, *_per_item(table), n_boot, seed)
+    per_rater = []
+    for rater, part in table.groupby("rater", sort=True):
+        if part["item"].duplicated().any():
+            per_rater.append(Share.of_items(rater, *_per_item(part), n_boot, seed))
+        else:
+            per_rater.append(Share.of(rater, int(part["k"].sum()), int(part["n"].sum())))
+    return (overall, *per_rater)
+
+
+def _shares(df: pd.DataFrame, hit: pd.Series, n_boot: int, seed: int | None) -> tuple[Share, ...]:
+    """Shares of votes that are hits (see `_shares_of`)."""
     if df.empty:
         return ()
-    grouped = hit.groupby(df["rater"]).agg(["sum", "size"])
-    per_rater = [Share.of(rater, int(row["sum"]), int(row["size"])) for rater, row in grouped.iterrows()]
-    return (Share.of(None, int(hit.sum()), len(hit)), *per_rater)
+    item = df["item"] if "item" in df.columns else pd.Series(np.arange(len(df)), index=df.index)
+    table = pd.DataFrame({"rater": df["rater"], "item": item, "k": hit.astype(np.float64), "n": 1.0})
+    return _shares_of(table, n_boot, seed)
 
 
-def gold_accuracy(votes: pd.DataFrame) -> tuple[Share, ...]:
+def gold_accuracy(votes: pd.DataFrame, n_boot: int = 0, seed: int | None = 0) -> tuple[Share, ...]:
     """Share of votes on items with a gold label that equal it, overall then per rater.
 
     Every vote with a label on an item whose ``gold`` is set counts (gold-purpose assignments and
@@ -65,26 +102,26 @@ def gold_accuracy(votes: pd.DataFrame) -> tuple[Share, ...]:
     v = votes.loc[votes["label"].notna() & votes["gold"].notna()]
     if "purpose" in v.columns:
         v = v.loc[v["purpose"].fillna("main") != "attention"]
-    return _shares(v, v["label"].astype(str) == v["gold"].astype(str))
+    return _shares(v, v["label"].astype(str) == v["gold"].astype(str), n_boot, seed)
 
 
-def attention_pass_rate(votes: pd.DataFrame) -> tuple[Share, ...]:
+def attention_pass_rate(votes: pd.DataFrame, n_boot: int = 0, seed: int | None = 0) -> tuple[Share, ...]:
     """Share of attention-check judgments (purpose ``attention``) answered with the item's gold label,
     overall then per rater; () when there are none (or they have no gold)."""
     if "purpose" not in votes.columns:
         return ()
     v = votes.loc[votes["label"].notna() & votes["gold"].notna() & (votes["purpose"] == "attention")]
-    return _shares(v, v["label"].astype(str) == v["gold"].astype(str))
+    return _shares(v, v["label"].astype(str) == v["gold"].astype(str), n_boot, seed)
 
 
-def repeat_consistency(votes: pd.DataFrame) -> tuple[Share, ...]:
+def repeat_consistency(votes: pd.DataFrame, n_boot: int = 0, seed: int | None = 0) -> tuple[Share, ...]:
     """Intra-rater consistency: how often a rater gave the same label when shown an item again.
 
     For each rater and item with m >= 2 labelled votes (a repeat is usually shown with the sides
     swapped; labels are in slot space, so the same label is the same verdict), every one of the
     m (m - 1) / 2 pairs of votes counts; k = pairs with equal labels, n = pairs.  Overall first, then
-    per rater with at least one pair.  The Wilson interval treats pairs as independent, which is
-    exact when m = 2 (the usual one repeat).
+    per rater with at least one pair.  A rater's interval is Wilson (one pair per item, the usual one
+    repeat); the all-raters interval resamples items, each with the pairs of every rater on it.
     """
     v = votes.loc[votes["label"].notna(), ["rater", "item", "label"]]
     if v.empty:
@@ -94,12 +131,13 @@ def repeat_consistency(votes: pd.DataFrame) -> tuple[Share, ...]:
     m = v.groupby(["rater", "item"]).size()
     pairs = m * (m - 1) / 2
     table = pd.DataFrame({"k": same, "n": pairs})
-    table = table.loc[table["n"] > 0]
+    table = table.loc[table["n"] > 0].reset_index()
     if table.empty:
         return ()
-    per_rater = table.groupby(level="rater").sum()
+    overall = Share.of_items(None, *_per_item(table), n_boot, seed)
+    per_rater = table.groupby("rater", sort=True)[["k", "n"]].sum()
     rows = [Share.of(rater, int(row["k"]), int(row["n"])) for rater, row in per_rater.iterrows()]
-    return (Share.of(None, int(table["k"].sum()), int(table["n"].sum())), *rows)
+    return (overall, *rows)
 
 
 @dataclass(frozen=True)
@@ -109,7 +147,8 @@ class Timing:
     Attributes:
         median_ms: median active time (idle gaps removed; submit time where active time is missing).
         fast: judgments under the threshold; n: judgments with a time; share, ci_low, ci_high:
-            fast / n with a Wilson interval.
+            fast / n with a Wilson interval (all raters: items resampled when they share items).
+        unit: what the interval resamples (see `Share`).
     """
 
     rater: Any
@@ -119,16 +158,18 @@ class Timing:
     share: float
     ci_low: float
     ci_high: float
+    unit: str = "votes"
 
     def to_json(self) -> dict[str, Any]:
         return {
             "rater": self.rater, "n": self.n, "median_ms": json_number(self.median_ms),
             "fast": {"k": self.fast, "share": json_number(self.share),
-                     "ci": [json_number(self.ci_low), json_number(self.ci_high)]},
+                     "ci": [json_number(self.ci_low), json_number(self.ci_high)], "unit": self.unit},
         }
 
 
-def timing(votes: pd.DataFrame, fast_ms: int = FAST_MS) -> tuple[Timing, ...]:
+def timing(votes: pd.DataFrame, fast_ms: int = FAST_MS, n_boot: int = 0, seed: int | None = 0
+           ) -> tuple[Timing, ...]:
     """Median time per judgment and the share of judgments faster than ``fast_ms``, overall then per rater.
 
     Only the session's own judgments have times (imported labels do not); a judgment's time is its
@@ -141,14 +182,21 @@ def timing(votes: pd.DataFrame, fast_ms: int = FAST_MS) -> tuple[Timing, ...]:
     submit = pd.to_numeric(votes.get("submit_ms"), errors="coerce") if "submit_ms" in votes.columns else active
     ms = active.fillna(submit)
     keep = votes["label"].notna() & ms.notna()
-    v = pd.DataFrame({"rater": votes.loc[keep, "rater"], "ms": ms[keep].astype(np.float64)})
+    item = votes["item"] if "item" in votes.columns else pd.Series(np.arange(len(votes)), index=votes.index)
+    v = pd.DataFrame({"rater": votes.loc[keep, "rater"], "item": item[keep], "ms": ms[keep].astype(np.float64)})
     if v.empty:
         return ()
 
-    def row(rater: Any, times: pd.Series) -> Timing:
+    def row(rater: Any, part: pd.DataFrame) -> Timing:
+        times = part["ms"]
         fast = int((times < fast_ms).sum())
-        lo, hi = wilson_interval(fast, len(times))
-        return Timing(rater, len(times), float(times.median()), fast, fast / len(times), lo, hi)
+        if part["item"].duplicated().any():
+            per_item = (times < fast_ms).astype(np.float64).groupby(part["item"], sort=False).agg(["sum", "size"])
+            c = share_of_items(per_item["sum"], per_item["size"], n_boot=n_boot, seed=seed)
+            lo, hi, unit = c.ci_low, c.ci_high, c.unit
+        else:
+            (lo, hi), unit = wilson_interval(fast, len(times)), "votes"
+        return Timing(rater, len(times), float(times.median()), fast, fast / len(times), lo, hi, unit)
 
-    per_rater = [row(rater, group["ms"]) for rater, group in v.groupby("rater", sort=True)]
-    return (row(None, v["ms"]), *per_rater)
+    per_rater = [row(rater, group) for rater, group in v.groupby("rater", sort=True)]
+    return (row(None, v), *per_rater)

@@ -93,21 +93,33 @@ def _print_report(report: Any, fmt: str) -> None:
 @click.option("--seed", type=int, default=None, help="Seed of the bootstrap. Default: the session's seed.")
 @click.option("--include-planted", is_flag=True,
               help="Also count judgments made under planted (deliberately wrong) suggestions.")
+@click.option("--majority", type=click.Choice(["plurality", "mean"]), default="plurality", show_default=True,
+              help="How several votes on an item give one verdict: plurality (the most frequent of A, B, tie; items "
+                   "where the top count is shared are dropped and counted) or mean (the sign of the mean score, A = "
+                   "+1, B = -1, tie = 0).")
+@click.option("--pool-llm", is_flag=True,
+              help="Pool LLM judges with the human raters in the headline agreement and ranking (labelled so). "
+                   "Default: humans only; judges are compared with them apart.")
+@click.option("--mtbench-human", default="expert", show_default=True, metavar="COHORT[,COHORT]",
+              help="The cohorts that are 'human' in the MT-Bench per-turn table (e.g. expert,author).")
 @domain_errors
 def report(session: str, fmt: str, output: Path | None, force: bool, n_boot: int, seed: int | None,
-           include_planted: bool) -> None:
-    """A lead's report on a session: agreement, MT-Bench pairwise agreement, biases, quality, ranking.
+           include_planted: bool, majority: str, pool_llm: bool, mtbench_human: str) -> None:
+    """A lead's report on a session: a summary, then agreement, LLM judges against humans, MT-Bench pairwise
+    agreement, biases, quality and ranking.
 
-    Agreement per cohort, per annotator against the rest, per category (and per rubric criterion);
-    crowd-expert, human-LLM and majority agreement; position and length bias; gold accuracy, repeat
-    consistency and time per item; a Bradley-Terry ranking of the models per cohort. Every figure
-    carries its n and, where one exists, a 95 % interval.
+    The summary says whether agreement is reliable, which annotators are flagged and why, which biases
+    are significant, whether the ranking is stable and what was dropped. The headline figures are the
+    human cohorts'; LLM judges are compared with each human cohort and with the human majority in
+    their own section (--pool-llm pools them). Every figure carries its n and, where one exists, a
+    95 % interval that resamples items (each with all its votes).
 
     \b
     Example:
       annotate report chat-evals
       annotate report chat-evals --format html -o report.html
       annotate report chat-evals --format json --bootstrap 2000 > report.json
+      annotate report mtbench --majority mean --mtbench-human expert,author
     """
     from annotate.outputs import atomic_output, check_output, session_files
     from annotate.report.build import build_report
@@ -118,7 +130,8 @@ def report(session: str, fmt: str, output: Path | None, force: bool, n_boot: int
     if output is not None:
         check_output(output, protected, force=force)  # before the bootstrap runs, not after
     with open_store(spec) as store:
-        built = build_report(spec, store, n_boot=n_boot, seed=seed, include_planted=include_planted)
+        built = build_report(spec, store, n_boot=n_boot, seed=seed, include_planted=include_planted,
+                             majority=majority, pool_llm=pool_llm, mtbench_human=_cohorts(mtbench_human))
     if output is None:
         _print_report(built, fmt)
         return
@@ -128,3 +141,15 @@ def report(session: str, fmt: str, output: Path | None, force: bool, n_boot: int
     with atomic_output(output, protected, force=force) as tmp:
         tmp.write_text(text, encoding="utf-8", newline="")
     echo(f"wrote {rel(output)} ({fmt})", err=True)
+
+
+def _cohorts(text: str) -> tuple[str, ...]:
+    """``expert,author`` -> a tuple of known cohort names; an unknown one is a usage error."""
+    from annotate.model import HUMAN_COHORTS
+
+    names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    unknown = [n for n in names if n not in HUMAN_COHORTS]
+    if not names or unknown:
+        raise click.BadParameter(f"expected human cohorts among {', '.join(HUMAN_COHORTS)}, got {text!r}",
+                                 param_hint="--mtbench-human")
+    return names

@@ -14,7 +14,8 @@ one item; a record with model_a = m2 has its winner flipped. Turn 1 judges each 
 answer; turn 2 judges the second answer, with the model's own first answer and the follow-up
 question as that side's history.
 
-Judges: `expert_N` and `author_N` are cohort expert; a list such as ["gpt-4", "pair-v2"] (or
+Judges: `expert_N` is cohort expert and `author_N` (the paper's authors) cohort author, so the
+experts are not mixed with the people who built the benchmark; a list such as ["gpt-4", "pair-v2"] (or
 "pair-v2-multi-turn", "pair-math-v1", ...) is cohort llm with rater "gpt-4", so one judge model
 is one rater across prompts and turns. `tie (inconsistent)` (GPT-4 disagreeing with itself when
 the order is swapped) becomes `tie` with raw kept, so the analysis can count it separately.
@@ -40,6 +41,7 @@ REQUIRED = ("question_id", "model_a", "model_b", "winner", "judge", "turn", "con
 CATEGORIES = ("writing", "roleplay", "reasoning", "math", "coding", "extraction", "stem", "humanities")
 """MT-Bench's 80 questions are ids 81-160, ten per category in this order."""
 _HUMAN_JUDGE = re.compile(r"(expert|author)_\d+\Z")
+_COHORT_OF_JUDGE = {"expert": "expert", "author": "author"}
 _FLIP = {"A": "B", "B": "A"}
 
 
@@ -52,8 +54,8 @@ def category_of(question_id: int) -> str | None:
 
 def judge_rater(record: Record, value: Any) -> tuple[str, str]:
     """(rater, cohort) of a judge field; errors name the record."""
-    if isinstance(value, str) and _HUMAN_JUDGE.match(value):
-        return value, "expert"
+    if isinstance(value, str) and (match := _HUMAN_JUDGE.match(value)):
+        return value, _COHORT_OF_JUDGE[match.group(1)]
     if (
         isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) and v.strip() for v in value)
     ):

@@ -34,8 +34,9 @@ if TYPE_CHECKING:
     from annotate.store import Store
 
 
-REPORT_VERSION = 1
-"""Bumped when a key of the JSON report changes meaning or disappears."""
+REPORT_VERSION = 2
+"""Bumped when a key of the JSON report changes meaning or disappears (2: the headline figures are the
+human cohorts', LLM judges apart; intervals resample items; README, "JSON keys")."""
 
 def file_agreement_report(path: Path | str, result: FileAgreement, n_boot: int, seed: int | None) -> Report:
     """The agreement table of one ratings file as a report (``data`` is the documented JSON object)."""
@@ -61,13 +62,25 @@ def build_report(
     seed: int | None = None,
     include_planted: bool = False,
     max_rows: int = 100,
+    *,
+    majority: str = "plurality",
+    pool_llm: bool = False,
+    mtbench_human: tuple[str, ...] = ("expert",),
 ) -> Report:
-    """The lead's report on a session: agreement, pairwise (MT-Bench) agreement, biases, quality, ranking.
+    """The lead's report on a session: summary, agreement, LLM judges against humans, pairwise (MT-Bench)
+    agreement, biases, quality, ranking.
 
-    n_boot: bootstrap resamples for every interval (0: none); seed: their seed (default: the
+    n_boot: bootstrap resamples (of items) for every interval (0: none); seed: their seed (default: the
     session's); include_planted: count judgments made under planted suggestions; max_rows: rows of
-    per-rater tables shown in text / Markdown / HTML (the raters with most votes; JSON has all).
+    per-rater tables shown in text / Markdown / HTML (the raters with most votes; JSON has all);
+    majority: the rule that gives one verdict per item (`annotate.analysis.majority`); pool_llm: pool
+    LLM judges with the human raters in the headline figures; mtbench_human: the cohorts that are
+    "human" in the MT-Bench per-turn table.
     """
+    from annotate.analysis.majority import MAJORITY_RULES
+
+    if majority not in MAJORITY_RULES:
+        raise ValueError(f"majority rule must be one of {', '.join(MAJORITY_RULES)}, not {majority!r}")
     from annotate.store.frames import items_frame
 
     seed = spec.seed if seed is None else seed
@@ -80,7 +93,8 @@ def build_report(
         categories = tuple(range(spec.schema.scale[0], spec.schema.scale[1] + 1))
     else:
         categories = ()
-    ctx = Context(spec, votes, unique, spec.schema.level, categories, n_boot, seed, max_rows)
+    ctx = Context(spec, votes, unique, spec.schema.level, categories, n_boot, seed, max_rows, majority, pool_llm,
+                  tuple(mtbench_human))
     n_items = len(items_frame(store))
     cohorts = votes.groupby("cohort")["rater"].nunique().to_dict()
     n_judged = int((votes["source"] == "judgment").sum())
@@ -97,15 +111,19 @@ def build_report(
                        "has none)"
                      + (f"; {plural(excluded['invalid'], 'imported label')} mapped to invalid (no usable answer)"
                         if excluded["invalid"] else "")),
-        ("intervals", f"95 %, {n_boot} bootstrap resamples, seed {seed}"),
+        ("intervals", f"95 %, {n_boot} bootstrap resamples of items (each with all its votes), seed {seed}"),
+        ("headline", "human cohorts only; LLM judges compared apart" if not pool_llm else
+         "all raters: LLM judges pooled with humans (--pool-llm)"),
+        ("majority rule", majority),
     )
     from annotate.report.sections.agreement import agreement_section
     from annotate.report.sections.bias import bias_section
+    from annotate.report.sections.judges import judges_section
     from annotate.report.sections.pairwise import pairwise_section
     from annotate.report.sections.quality import quality_section
     from annotate.report.sections.ranking import ranking_section
 
-    builders = (agreement_section, pairwise_section, bias_section, quality_section, ranking_section)
+    builders = (agreement_section, judges_section, pairwise_section, bias_section, quality_section, ranking_section)
     sections, data = [], {}
     for builder in builders:
         section, payload = builder(ctx, store)
@@ -117,6 +135,12 @@ def build_report(
     if suggested is not None:  # only for sessions with a suggestion experiment
         sections.append(suggested[0])
         data[suggested[0].key] = suggested[1]
+    from annotate.report.sections.summary import summary_section
+
+    data["session"] = {"excluded": excluded}
+    summary, data["summary"] = summary_section(ctx, data)
+    del data["session"]
+    sections.insert(0, summary)
     notes: tuple[str, ...] = ()
     if votes.empty:  # the JSON keeps every (empty) section; the readable formats say why there is nothing
         sections = [s for s in sections if s.key == "suggestions"]
@@ -130,7 +154,9 @@ def build_report(
             "n_raters": int(votes["rater"].nunique()),
             "raters_per_cohort": {str(k): int(v) for k, v in cohorts.items()},
             "excluded": excluded, "include_planted": include_planted, "n_boot": n_boot, "seed": seed,
+            "unit": "items", "majority_rule": majority, "pool_llm": pool_llm, "mtbench_human": list(mtbench_human),
         },
+        "summary": data.pop("summary"),
         **data,
     }
     return Report(f"annotate report: {spec.name}", meta, tuple(sections), document, notes)

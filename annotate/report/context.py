@@ -15,8 +15,12 @@ if TYPE_CHECKING:
     from annotate.store import Store
 
 
-COHORT_ORDER = ("expert", "crowd", "llm")
+COHORT_ORDER = ("expert", "crowd", "author", "llm")
+LLM_COHORTS = frozenset({"llm"})
+"""Cohorts of LLM judges: compared with the human cohorts apart, never pooled with them by default."""
 ALL = "(all raters)"
+HUMANS = "(human raters)"
+JUDGES = "(LLM judges)"
 NO_VOTES = "No votes yet: import labels or annotate first."
 
 
@@ -41,6 +45,12 @@ class Context:
     n_boot: int
     seed: int
     max_rows: int
+    majority: str = "plurality"
+    """The rule that gives one verdict per item (`annotate.analysis.majority`)."""
+    pool_llm: bool = False
+    """Pool LLM judges with the human raters in the headline figures (the report says so)."""
+    mtbench_human: tuple[str, ...] = ("expert",)
+    """The cohorts that are "human" in the MT-Bench per-turn table."""
 
     @property
     def pairwise(self) -> bool:
@@ -49,6 +59,37 @@ class Context:
     @property
     def ci_note(self) -> str:
         return CI_NOTE.format(n_boot=self.n_boot, seed=self.seed)
+
+    @property
+    def humans(self) -> pd.DataFrame:
+        """`unique` votes of the human cohorts (every cohort but llm)."""
+        return self.unique.loc[~self.unique["cohort"].isin(LLM_COHORTS)]
+
+    @property
+    def judges(self) -> pd.DataFrame:
+        """`unique` votes of LLM judges."""
+        return self.unique.loc[self.unique["cohort"].isin(LLM_COHORTS)]
+
+    @property
+    def headline(self) -> pd.DataFrame:
+        """The votes of the headline figures: the human cohorts, or everyone with ``pool_llm``."""
+        return self.unique if self.pool_llm else self.humans
+
+    @property
+    def headline_name(self) -> str:
+        """What the headline figures pool, as a table title says it."""
+        return "All raters, LLM judges pooled with humans (--pool-llm)" if self.pool_llm else "Human raters"
+
+    @property
+    def headline_row(self) -> str:
+        """The label of a pooled row in per-rater tables."""
+        return ALL if self.pool_llm else HUMANS
+
+    def is_headline(self, votes: pd.DataFrame) -> pd.Series:
+        """Which of ``votes`` (any frame with a cohort column) count in the headline figures."""
+        if self.pool_llm:
+            return votes["cohort"].notna() | votes["cohort"].isna()
+        return ~votes["cohort"].isin(LLM_COHORTS)
 
 
 def planted_judgments(store: Store) -> set[int]:
@@ -127,3 +168,10 @@ def cohorts_of(votes: pd.DataFrame) -> list[str]:
 
 def more_raters(n: int, why: str = "") -> str:
     return f"{plural(n, 'more rater')}{why} {'is' if n == 1 else 'are'} in the JSON report."
+
+
+def not_enough(n: int, what: str, why: str) -> str:
+    """The sentence for a statistic the data cannot support: ``not enough data (n = 1 rater: why)``."""
+    from annotate.report.model import NotEnough
+
+    return str(NotEnough(int(n), what, why))

@@ -15,6 +15,9 @@ Cells are plain values; each column's ``kind`` says how to show them:
 * ``pctci``: a ``(low, high)`` pair of shares shown in the unit of a ``pct`` estimate: ``[39.2, 62.2] %``;
 * ``p``: a p-value (``< 0.001`` below that);
 * ``ms``: milliseconds shown as seconds with 1 decimal.
+
+Any cell may instead hold a `NotEnough`: a statistic the data cannot support, shown in every format
+as ``not enough data (n = 1 rater: agreement needs two raters)``, never as NaN.
 """
 
 from __future__ import annotations
@@ -24,11 +27,27 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["NUMERIC_KINDS", "Chart", "Column", "Report", "Section", "Table", "format_cell"]
+__all__ = ["NUMERIC_KINDS", "Chart", "Column", "NotEnough", "Report", "Section", "Table", "format_cell"]
 
 KINDS = ("text", "int", "num", "num1", "pct", "ci", "pctci", "p", "ms")
 NUMERIC_KINDS = frozenset(KINDS) - {"text"}
 """Kinds whose cells are our own numbers (never untrusted text, never cut or escaped)."""
+
+
+@dataclass(frozen=True)
+class NotEnough:
+    """A cell (or a figure in prose) the data cannot support, with the n and the reason.
+
+    Shown as ``not enough data (n = 3 items: no pair of non-tie votes)``.
+    """
+
+    n: int
+    unit: str
+    why: str
+
+    def __str__(self) -> str:
+        unit = self.unit[:-1] if self.n == 1 and self.unit.endswith("s") else self.unit
+        return f"not enough data (n = {self.n} {unit}: {self.why})"
 
 
 @dataclass(frozen=True)
@@ -63,6 +82,8 @@ class Chart:
     title: str = ""
     bars: bool = False
     """interval charts: draw a bar from 0 to the value under the interval (a bar chart with CIs)."""
+    sublabel: int | None = None
+    """interval charts: a second column joined to the label (``gpt-4 · expert votes``)."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +111,8 @@ class Section:
     title: str
     tables: tuple[Table, ...] = ()
     notes: tuple[str, ...] = ()
+    lines: tuple[str, ...] = ()
+    """Plain statements shown before the notes and tables as a list (the summary's findings)."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +141,8 @@ def _finite(value: Any) -> bool:
 
 def format_cell(value: Any, kind: str) -> str:
     """The text of one cell (not yet escaped for any output format)."""
+    if isinstance(value, NotEnough):
+        return str(value)
     if value is None:
         return "–"
     if kind == "text":

@@ -139,6 +139,9 @@ def render_html(report: Report) -> str:
         body.append(f"<p>{toc}</p>")
     for section in report.sections:
         body.append(f'<h2 id="{_e(section.key)}">{_e(section.title, 200)}</h2>')
+        if section.lines:
+            body.append('<ul class="summary">' + "".join(f"<li>{_e(line, 4000)}</li>" for line in section.lines)
+                        + "</ul>")
         body += [f'<p class="note">{_e(note, 2000)}</p>' for note in section.notes]
         body += [_table_block(table) for table in section.tables]
     return (

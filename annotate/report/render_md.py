@@ -72,6 +72,9 @@ def render_md(report: Report) -> str:
         out += [md_note(note), ""]
     for section in report.sections:
         out += [f"## {md_note(section.title, 200)}", ""]
+        out += [f"- {md_note(line, 4000)}" for line in section.lines]
+        if section.lines:
+            out.append("")
         for note in section.notes:
             out += [md_note(note), ""]
         for table in section.tables:

@@ -97,6 +97,18 @@ class _Prose:
             yield Text(line, style=self.style, no_wrap=True, overflow="ignore")
 
 
+class _Bullet:
+    """One statement of a list: ``- `` then prose wrapped with a hanging indent."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = wrap_prose(self.text, options.max_width - 2)
+        for k, line in enumerate(lines):
+            yield Text(("- " if k == 0 else "  ") + line, no_wrap=True, overflow="ignore")
+
+
 def _label_columns(table: Table) -> list[int]:
     """The columns that say what a row is: the text columns before the first number (else the first
     text column)."""
@@ -201,6 +213,9 @@ def _pairs(chunks: Sequence[str], width: int, indent: str, sep: str = "; ", styl
 
 def _section(section: Section) -> list[RenderableType]:
     out: list[RenderableType] = [Text(clean(section.title).upper(), style="bold underline"), Text("")]
+    out.extend(_Bullet(clean(line, limit=4000)) for line in section.lines)
+    if section.lines:
+        out.append(Text(""))
     out.extend(_Prose(clean(note, limit=2000)) for note in section.notes)
     if section.notes:
         out.append(Text(""))

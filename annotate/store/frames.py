@@ -18,26 +18,38 @@ if TYPE_CHECKING:
 VOTE_COLUMNS = (
     "item", "rater", "cohort", "label", "source", "raw", "category", "model_a", "model_b",
     "len_a", "len_b", "gold", "swapped", "label_side", "confidence", "active_ms", "submit_ms",
-    "purpose", "condition", "initial_label", "judgment_id", "shown_first",
+    "purpose", "condition", "initial_label", "judgment_id", "shown_first", "turn",
 )
 
 
 def items_frame(store: Store) -> pd.DataFrame:
     """One row per item: item, kind, category, gold, model_a, model_b, len_a, len_b (characters
-    of each slot's final response; NaN when the slot is empty)."""
+    of each slot's final response; NaN when the slot is empty), turn (the metadata's whole-number
+    ``turn``, as MT-Bench items carry it; None otherwise)."""
     import pandas as pd
 
-    raw = store.frame("SELECT id, kind, category, gold, responses FROM items ORDER BY rowid")
+    raw = store.frame("SELECT id, kind, category, gold, responses, metadata FROM items ORDER BY rowid")
     rows = []
-    for item_id, kind, category, gold, responses in raw.itertuples(index=False):
+    for item_id, kind, category, gold, responses, metadata in raw.itertuples(index=False):
         slots = {r["slot"]: r for r in json.loads(responses)}
         a, b = slots.get("A", {}), slots.get("B", {})
         rows.append({
             "item": item_id, "kind": kind, "category": category, "gold": gold,
             "model_a": a.get("model"), "model_b": b.get("model"),
             "len_a": len(a["text"]) if a else None, "len_b": len(b["text"]) if b else None,
+            "turn": _turn(metadata),
         })
-    return pd.DataFrame(rows, columns=["item", "kind", "category", "gold", "model_a", "model_b", "len_a", "len_b"])
+    return pd.DataFrame(rows, columns=["item", "kind", "category", "gold", "model_a", "model_b", "len_a", "len_b",
+                                       "turn"])
+
+
+def _turn(metadata: str | None) -> int | None:
+    """The item's metadata ``turn`` when it is a whole number (not a bool), else None."""
+    try:
+        turn = json.loads(metadata or "{}").get("turn")
+    except (ValueError, AttributeError):
+        return None
+    return turn if isinstance(turn, int) and not isinstance(turn, bool) else None
 
 
 def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:

@@ -50,10 +50,12 @@ def test_expert_alpha_matches_the_krippendorff_package(data: dict) -> None:
 
 def test_annotator_against_the_rest(data: dict) -> None:
     alice = by(data["agreement"]["per_annotator"], "rater", "alice")
-    # the others' majority: A B A A B A; alice: A B A tie B A (her repeat is not counted)
-    assert alice["agreement"]["k"] == 5 and alice["agreement"]["n"] == 6
+    # the other humans' majority (the LLM judge is not one of them): A B A A B, i6 tied (both_bad vs A);
+    # alice: A B A tie B (her repeat is not counted)
+    assert alice["agreement"]["k"] == 4 and alice["agreement"]["n"] == 5
     assert alice["cohort"] == "expert"
-    assert alice["kappa"]["n_units"] == 6
+    assert alice["kappa"]["n_units"] == 5
+    assert "gpt" not in {r["rater"] for r in data["agreement"]["per_annotator"]}
     assert alice["alpha_without"] is not None
 
 
@@ -73,9 +75,26 @@ def test_mt_bench_pairwise_agreement(data: dict) -> None:
     assert expert["without_ties"]["estimate"] == pytest.approx(11 / 13)
     assert expert["n_pairs_without_ties"] == 13
     pairs = {(r["type_x"], r["type_y"]) for r in rows}
-    assert {("human", "human"), ("human", "llm"), ("crowd", "expert"), ("llm", "llm")} <= pairs
-    majority = next(r for r in data["pairwise"]["majority"] if (r["type_x"], r["type_y"]) == ("expert", "llm"))
-    assert majority["with_ties"]["estimate"] == 1.0 and majority["n_items"] == 6
+    # human cohorts only: the LLM judge is compared in its own section
+    assert pairs == {("human", "human"), ("expert", "expert"), ("expert", "crowd"), ("crowd", "crowd")}
+    majority = by(data["pairwise"]["majority"], "type_x", "expert")
+    # expert majority A B A tie B A; crowd majority A B (tied) A: i1, i2, i4 kept, i3 dropped for a tied majority
+    assert (majority["n_items"], majority["n_items_tied"], majority["rule"]) == (3, 1, "plurality")
+    assert majority["with_ties"]["estimate"] == pytest.approx(2 / 3)
+
+
+def test_llm_judge_against_each_human_cohort_and_the_human_majority(data: dict) -> None:
+    rows = {r["against"]: r for r in data["judges"]["pairwise"] if r["judge"] == "gpt"}
+    # gpt A B A tie B A against the experts' 3 votes per item: agreeing pairs 3 2 3 2 3 2 of 18
+    assert rows["expert"]["with_ties"]["estimate"] == pytest.approx(15 / 18)
+    assert rows["expert"]["n_pairs_with_ties"] == 18
+    # human majority (experts and crowd): A B A A B A; gpt differs on i4 (tie), which has no pair without ties
+    majority = rows["human majority"]
+    assert majority["with_ties"]["estimate"] == pytest.approx(5 / 6) and majority["n_items"] == 6
+    assert majority["without_ties"]["estimate"] == 1.0 and majority["n_pairs_without_ties"] == 5
+    assert majority["n_items_tied"] == 0
+    baseline = next(r for r in data["judges"]["pairwise"] if r["judge"] is None and r["against"] == "expert vs expert")
+    assert baseline["with_ties"]["estimate"] == pytest.approx(12 / 18)
 
 
 def test_confusion_between_cohorts(data: dict) -> None:
@@ -95,13 +114,17 @@ def test_biases(data: dict) -> None:
     assert position["overall"]["n"] == 16 and position["overall"]["k"] == 9
     assert 0 <= position["overall"]["p_value"] <= 1
     length = data["biases"]["length"]
-    # A is the longer response on every item: k = A votes among non-tie votes
-    assert length["overall"]["k"] == 18 and length["overall"]["n"] == 29
+    # A is the longer response on every item: k = A votes among non-tie votes; humans pooled, the LLM judge apart
+    assert length["overall"]["k"] == 15 and length["overall"]["n"] == 24
+    assert length["llm"]["k"] == 3 and length["llm"]["n"] == 5
+    assert length["overall"]["unit"] == "items" and length["overall"]["n_items"] == 6
+    assert by(length["per_rater"], "rater", "bob")["unit"] == "votes"
 
 
 def test_quality(data: dict) -> None:
     gold = data["quality"]["gold"]
-    assert (gold[0]["k"], gold[0]["n"]) == (11, 13) and gold[0]["rater"] is None
+    assert (gold[0]["k"], gold[0]["n"]) == (9, 11) and gold[0]["rater"] is None and gold[0]["pool"] == "human"
+    assert (gold[1]["k"], gold[1]["n"], gold[1]["pool"]) == (2, 2, "llm")
     assert (by(gold, "rater", "alice")["k"], by(gold, "rater", "alice")["n"]) == (2, 3)
     assert (by(gold, "rater", "carol")["k"], by(gold, "rater", "carol")["n"]) == (1, 2)
     repeats = data["quality"]["repeats"]
@@ -115,11 +138,14 @@ def test_quality(data: dict) -> None:
 
 def test_ranking(data: dict) -> None:
     overall = data["ranking"]["overall"]
-    assert overall["n_battles"] == 32
+    assert data["ranking"]["overall_raters"] == "human"
+    assert overall["n_battles"] == 26 and overall["n_items"] == 6 and overall["unit"] == "items"
     top = overall["models"][0]
     assert top["model"] == "m-a"
-    assert (top["wins"], top["losses"], top["ties"]) == (18, 10, 4)
-    assert top["win_rate"] == pytest.approx((18 + 2) / 32)
+    assert (top["wins"], top["losses"], top["ties"]) == (15, 8, 3)
+    assert top["win_rate"] == pytest.approx((15 + 1.5) / 26)
+    # one verdict per item (plurality of the human votes): A B A A B A
+    assert top["item_win_rate"] == pytest.approx(4 / 6) and top["items_dropped"] == 0
     assert top["rank"] == 1
     lo, hi = top["ci"]
     assert lo < top["rating"] < hi
@@ -130,7 +156,7 @@ def test_ranking(data: dict) -> None:
 
 def test_planted_judgments_are_left_out_unless_asked(session) -> None:
     spec, store = session
-    [suggestion] = store.add_suggestions([Suggestion("i3", "judge", "B", planted=True)])
+    [suggestion] = store.add_suggestions([Suggestion("i3", "secret-model", "B", planted=True)])
     [assignment] = store.add_assignments([Assignment(0, "dave", "i3", 0, condition="upfront",
                                                      suggestion_id=suggestion.id)])
     store.submit(Judgment(assignment.id, "B", Timings("2024-01-01T00:00:00+00:00", 1, 900, 800)))
@@ -141,7 +167,7 @@ def test_planted_judgments_are_left_out_unless_asked(session) -> None:
     assert included["session"]["excluded"]["planted"] == 0
     assert included["session"]["n_judgments"] == default["session"]["n_judgments"] + 1
     for fmt in ("text", "md", "html", "json"):
-        assert "judge" not in render(build_report(spec, store, n_boot=0), fmt)
+        assert "secret-model" not in render(build_report(spec, store, n_boot=0), fmt)
 
 
 def test_every_format_renders_and_json_round_trips(session) -> None:
@@ -156,9 +182,10 @@ def test_every_format_renders_and_json_round_trips(session) -> None:
     html = render(report, "html")
     assert html.startswith("<!DOCTYPE html>") and "<svg" in html and "</html>" in html
     data = json.loads(render(report, "json"))
-    assert set(data) == {"report_version", "session", "agreement", "pairwise", "biases", "quality", "ranking"}
-    assert set(data["agreement"]) == {"level", "thresholds", "overall", "per_cohort", "per_annotator",
-                                      "per_category", "per_criterion"}
+    assert set(data) == {"report_version", "session", "summary", "agreement", "judges", "pairwise", "biases",
+                         "quality", "ranking"}
+    assert set(data["agreement"]) == {"level", "thresholds", "overall", "overall_raters", "per_cohort",
+                                      "per_annotator", "per_category", "per_criterion"}
 
 
 def test_an_empty_session_still_reports(pairwise_spec, store) -> None:

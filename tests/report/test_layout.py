@@ -76,7 +76,8 @@ def test_every_label_and_number_is_whole_at_any_width(long_names, width: int) ->
         assert name in text  # a rater name never wraps
     if width == 80:  # the wide tables become records that still say what each row is
         assert "cohort: expert" in text and "rater: expert-annotator-alice-0001, cohort: expert" in text
-        assert "raters x: human, raters y: llm" in text
+        assert "raters x: human, raters y: human" in text
+        assert "judge: " in text and "against: human majority" in text
         assert "category: chat" in text
     else:
         header = next(line for line in text.splitlines() if line.startswith("cohort "))
@@ -94,7 +95,7 @@ def test_mt_bench_tables_show_the_items_column(session, project: Path) -> None:
     pair_rows = [r for s in report.sections for t in s.tables if t.key in ("pairwise_types", "pairwise_majority")
                  for r in t.rows]
     for key, text in texts.items():
-        part = text[text.index("Agreement between rater types"):text.index("Confusion matrix")]
+        part = text[text.index("Agreement between human raters"):text.index("Confusion matrix: expert")]
         assert re.search(r"(?m)(^|\s)items(:|\s*$)", part), key
         assert " ite\n" not in part
         for row in pair_rows:
@@ -174,7 +175,8 @@ def test_an_empty_session_says_so_in_one_line(pairwise_spec, store) -> None:
         assert "(no data)" not in out and "RANKING" not in out and "Ranking" not in out
     assert len(render(report, "text").splitlines()) < 12
     data = json.loads(render(report, "json"))
-    assert set(data) == {"report_version", "session", "agreement", "pairwise", "biases", "quality", "ranking"}
+    assert set(data) == {"report_version", "session", "summary", "agreement", "judges", "pairwise", "biases",
+                         "quality", "ranking"}
     assert data["agreement"]["per_cohort"] == [] and data["ranking"]["overall"]["models"] == []
     assert all(row["n_items"] == 0 for row in data["pairwise"]["type_agreement"])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from annotate.report.context import Context, cohorts_of, label_text, long_votes, more_raters
+from annotate.report.context import Context, cohorts_of, label_text, long_votes, more_raters, not_enough
 from annotate.report.model import Chart, Column, Section, Table
 from annotate.report.tables import (
     ALPHA_NOTE,
@@ -14,6 +14,7 @@ from annotate.report.tables import (
     pair_table,
     reading,
 )
+from annotate.text import plural
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -91,18 +92,27 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
     if ctx.spec.kind == "rubric":
         payload.update(overall=None, per_cohort=[], per_annotator=[], per_category=[])
     else:
-        votes = ctx.unique
+        votes = ctx.headline
         overall = _table_for(long_votes(votes), ctx, ctx.level, ctx.categories, MAX_PAIRS)
         payload["overall"] = None if overall is None else overall.to_json()
+        payload["overall_raters"] = "all" if ctx.pool_llm else "human"
         if overall is not None:
-            tables.extend(agreement_tables(overall, "agreement_overall", "All raters", ctx.n_boot, ctx.seed,
+            tables.extend(agreement_tables(overall, "agreement_overall", ctx.headline_name, ctx.n_boot, ctx.seed,
                                            alpha_note=False, n_pairs_sharing=_pairs_sharing(long_votes(votes))))
         else:
-            notes.append("Agreement needs at least two raters on the same items.")
+            notes.append(f"{ctx.headline_name}: " + not_enough(votes["rater"].nunique(), "raters",
+                                                                 "agreement needs two raters on the same items"))
+        judges = ctx.judges
+        if not judges.empty:
+            notes.append(
+                f"LLM judges ({plural(judges['rater'].nunique(), 'rater')}, {plural(len(judges), 'vote')}) "
+                + ("are pooled with the human raters in the headline figures (--pool-llm); "
+                   if ctx.pool_llm else "are left out of the headline figures; ")
+                + "section \"LLM judges against humans\" compares each judge with each human cohort.")
         # per cohort, and the rater pairs within each cohort (the expert pairs are the ones a lead reads)
         rows, per_cohort, cohort_pairs = [], [], []
-        for cohort in cohorts_of(votes):
-            ratings = long_votes(votes.loc[votes["cohort"] == cohort])
+        for cohort in cohorts_of(ctx.unique):
+            ratings = long_votes(ctx.unique.loc[ctx.unique["cohort"] == cohort])
             table = _table_for(ratings, ctx, ctx.level, ctx.categories,
                                PAIRS_PER_COHORT.get(cohort, MAX_PAIRS_SUBSET))
             if table is not None:

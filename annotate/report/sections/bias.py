@@ -1,82 +1,116 @@
 """Biases: position (left when not a tie; first shown, for imported votes whose display order is
-known) and length (longer chosen), per rater; and the votes on items with an empty response."""
+known) and length (longer chosen): the human raters together, the LLM judges together, and each
+rater, with the item as the unit where votes share items; and the votes on items with an empty
+response."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from annotate.report.context import ALL, Context, more_raters
+from annotate.report.cells import share_cell
+from annotate.report.context import JUDGES, LLM_COHORTS, Context, more_raters
 from annotate.report.model import Column, Section, Table
 from annotate.text import plural
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from annotate.store import Store
 
+SIGNIFICANCE = 0.05
+"""A bias is called significant when its p-value (per rater: Holm-adjusted over the raters) is at most this."""
 
 _BIAS_COLUMNS = (
-    Column("rater"), Column("share", "pct"), Column("95 % CI", "pctci"), Column("p (binomial vs 0.5)", "p"),
-    Column("k", "int"), Column("n (non-tie)", "int"), Column("excluded", "int"),
+    Column("rater"), Column("cohort"), Column("share", "pct"), Column("95 % CI", "pctci"),
+    Column("p (binomial vs 0.5)", "p"), Column("p (Holm)", "p"), Column("k", "int"), Column("n (non-tie)", "int"),
+    Column("items", "int"), Column("excluded", "int"),
 )
-_NOT_ENOUGH = "–: not enough data (n = 0: no non-tie vote), so no share, interval or test."
+
+UNIT_NOTE = (
+    "Intervals: Wilson where each item holds one counted vote (votes are the items); where several votes share "
+    "an item (the pooled rows, a rater's repeats) a 95 % percentile bootstrap over items ({n_boot} resamples of "
+    "items, seed {seed}), and the binomial test on the effective counts k / deff of n / deff (deff: Kish's design "
+    "effect). p (Holm): per-rater p-values adjusted over the raters of the table (Holm 1979); significant at "
+    f"{SIGNIFICANCE:g} after the correction when p (Holm) <= {SIGNIFICANCE:g}."
+)
 
 
-def _bias_rows(report: Any, max_rows: int) -> tuple[list[tuple[Any, ...]], int]:
-    def row(p: Any, name: str) -> tuple[Any, ...]:
-        return (name, p.share, (p.ci_low, p.ci_high), p.p_value, p.k, p.n, p.n_excluded)
+def _row(p: Any, name: str, cohort: str | None, holm_p: float | None, why: str) -> tuple[Any, ...]:
+    share = share_cell(p.share, p.n, "votes", why)
+    return (name, cohort, share, (p.ci_low, p.ci_high) if p.n else None, p.p_value if p.n else None, holm_p, p.k,
+            p.n, p.n_items, p.n_excluded)
 
-    per = sorted(report.per_rater, key=lambda p: (-p.n, str(p.rater)))
-    rows = [row(report.overall, ALL)] + [row(p, str(p.rater)) for p in per[:max_rows]]
-    return rows, max(0, len(per) - max_rows)
+
+def _bias(ctx: Context, fn: Any, votes: pd.DataFrame, why: str) -> tuple[dict[str, Any], list[tuple[Any, ...]], int]:
+    """The bias pooled over the headline raters and over the LLM judges, and per rater: JSON, rows, and
+    how many raters were left out of the rows."""
+    from annotate.analysis.bias import holm
+
+    kwargs = {"item": "item", "n_boot": ctx.n_boot, "seed": ctx.seed}
+    headline = votes.loc[ctx.is_headline(votes)]
+    judges = votes.loc[votes["cohort"].isin(LLM_COHORTS)]
+    pooled = fn(headline, **kwargs)
+    per_rater = fn(votes, **kwargs).per_rater
+    adjusted = holm([p.p_value for p in per_rater])
+    cohort_of = votes.drop_duplicates("rater").set_index("rater")["cohort"].to_dict()
+    rows = [_row(pooled.overall, ctx.headline_row, None, None, why)]
+    out: dict[str, Any] = {"kind": pooled.kind, "overall": pooled.overall.to_json(), "llm": None, "per_rater": []}
+    if not judges.empty and not ctx.pool_llm:
+        llm = fn(judges, **kwargs).overall
+        rows.append(_row(llm, JUDGES, None, None, why))
+        out["llm"] = llm.to_json()
+    ranked = sorted(zip(per_rater, adjusted, strict=True), key=lambda pair: (-pair[0].n, str(pair[0].rater)))
+    for p, q in ranked[: ctx.max_rows]:
+        rows.append(_row(p, str(p.rater), cohort_of.get(p.rater), q if p.n else None, why))
+    out["per_rater"] = [{**p.to_json(), "cohort": cohort_of.get(p.rater), "p_holm": None if q != q else float(q)}
+                        for p, q in zip(per_rater, adjusted, strict=True)]
+    return out, rows, max(0, len(ranked) - ctx.max_rows)
 
 
 def bias_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
     from annotate.analysis.bias import first_shown_bias, length_bias, position_bias
 
-    payload: dict[str, Any] = {"position": None, "first_shown": None, "length": None, "empty_responses": None}
+    payload: dict[str, Any] = {"position": None, "first_shown": None, "length": None, "empty_responses": None,
+                               "significance": SIGNIFICANCE}
     empty_table, payload["empty_responses"] = _empty_responses(ctx, store)
     if not ctx.pairwise:
         notes = ("Position and length bias apply to pairwise sessions only.",)
         return Section("biases", "Biases", (empty_table,) if empty_table else (), notes), payload
     judged = ctx.votes.loc[ctx.votes["source"] == "judgment"]
-    position = position_bias(judged)
-    length = length_bias(ctx.votes)
-    payload["position"], payload["length"] = position.to_json(), length.to_json()
-    tables = [
-        _bias_table("bias_position", "Position bias: share of Left among non-tie judgments", position, ctx.max_rows,
-                    "share = picks of the response on the left among non-tie judgments (k of n); 50 % without "
-                    "position bias when sides are randomised; exact two-sided binomial test against one half, "
-                    "Wilson interval (Zheng et al. 2023, section 3.3). The session's own judgments only; imported "
-                    "votes whose display order is known are in the next table."),
-    ]
+    unit = UNIT_NOTE.format(n_boot=ctx.n_boot, seed=ctx.seed)
+    tables = []
+    payload["position"], rows, more = _bias(ctx, position_bias, judged, "no non-tie judgment with a side")
+    tables.append(_table(
+        "bias_position", "Position bias: share of Left among non-tie judgments", rows, more,
+        ("share = picks of the response on the left among non-tie judgments (k of n); 50 % without position bias "
+         "when sides are randomised; exact two-sided binomial test against one half (Zheng et al. 2023, section "
+         "3.3). The session's own judgments only; imported votes whose display order is known are in the next "
+         "table.", unit)))
     ordered = ctx.votes.loc[(ctx.votes["source"] != "judgment") & ctx.votes["shown_first"].isin(["A", "B"])]
     if len(ordered):
-        first = first_shown_bias(ordered)
-        payload["first_shown"] = first.to_json()
+        payload["first_shown"], rows, more = _bias(ctx, first_shown_bias, ordered, "no non-tie vote of known order")
         n_unknown = int((ctx.votes["source"] != "judgment").sum()) - len(ordered)
-        tables.append(_bias_table(
+        tables.append(_table(
             "bias_first_shown", "Position bias of imported votes: share of the response shown first among non-tie "
-            "votes", first, ctx.max_rows,
-            "share = votes for the response the rater saw first among non-tie votes (k of n), for imported votes "
-            "whose display order the file gave (labels import --shown-first / --shown-first-column); 50 % without "
-            "position bias when the order is randomised; a judge always shown the same slot first mixes position "
-            "with a preference for that slot. Exact two-sided binomial test against one half, Wilson interval."
-            + (f" {plural(n_unknown, 'imported vote')} of unknown order left out." if n_unknown else "")))
-    tables.append(_bias_table(
-        "bias_length", "Length bias: share of non-tie votes for the longer response", length, ctx.max_rows,
-        "share = votes for the longer response (characters) among non-tie votes on responses of "
-        "unequal length (k of n); excluded = ties and equal lengths; Wilson interval, exact binomial "
-        "test against one half. All votes, imported ones included."))
+            "votes", rows, more,
+            ("share = votes for the response the rater saw first among non-tie votes (k of n), for imported votes "
+             "whose display order the file gave (labels import --shown-first / --shown-first-column); 50 % without "
+             "position bias when the order is randomised; a judge always shown the same slot first mixes position "
+             "with a preference for that slot. Exact two-sided binomial test against one half."
+             + (f" {plural(n_unknown, 'imported vote')} of unknown order left out." if n_unknown else ""), unit)))
+    payload["length"], rows, more = _bias(ctx, length_bias, ctx.votes, "no non-tie vote on responses of unequal length")
+    tables.append(_table(
+        "bias_length", "Length bias: share of non-tie votes for the longer response", rows, more,
+        ("share = votes for the longer response (characters) among non-tie votes on responses of unequal length "
+         "(k of n); excluded = ties and equal lengths; exact binomial test against one half. All votes, imported "
+         "ones included.", unit)))
     if empty_table:
         tables.append(empty_table)
     return Section("biases", "Biases", tuple(tables)), payload
 
 
-def _bias_table(key: str, title: str, report: Any, max_rows: int, note: str) -> Table:
-    rows, more = _bias_rows(report, max_rows)
-    notes = [note] + ([more_raters(more)] if more else [])
-    if any(row[5] == 0 for row in rows):
-        notes.append(_NOT_ENOUGH)
-    return Table(key, title, _BIAS_COLUMNS, tuple(rows), tuple(notes))
+def _table(key: str, title: str, rows: list[tuple[Any, ...]], more: int, notes: tuple[str, ...]) -> Table:
+    return Table(key, title, _BIAS_COLUMNS, tuple(rows), notes + ((more_raters(more),) if more else ()))
 
 
 def _empty_responses(ctx: Context, store: Store) -> tuple[Table | None, dict[str, Any] | None]:

@@ -1,21 +1,27 @@
-"""Ranking: Bradley-Terry per cohort and per connected component of the comparison graph."""
+"""Ranking: Bradley-Terry of the headline raters and per cohort, per connected component of the comparison
+graph; intervals resample items; win rates per vote and per item."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from annotate.report.context import Context, cohorts_of
+from annotate.report.cells import number_cell
+from annotate.report.context import Context, cohorts_of, not_enough
 from annotate.report.model import Chart, Column, Section, Table
 from annotate.text import plural
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from annotate.store import Store
 
 
 _RANK_COLUMNS = (
     Column("rank", "int"), Column("model"), Column("rating", "num1"), Column("95 % CI", "ci"),
-    Column("win rate", "pct"), Column("battles", "int"), Column("wins", "int"), Column("losses", "int"),
+    Column("win rate (votes)", "pct"), Column("95 % CI", "pctci"), Column("win rate (items)", "pct"),
+    Column("95 % CI", "pctci"), Column("battles", "int"), Column("items", "int"),
+    Column("items dropped (tied majority)", "int"), Column("wins", "int"), Column("losses", "int"),
     Column("ties", "int"),
 )
 
@@ -36,21 +42,35 @@ def _components_note(ranking: Sequence[Any]) -> str:
     )
 
 
+def _row(r: Any, split: bool) -> tuple[Any, ...]:
+    why = "no battle"
+    item_rate = number_cell(r.item_win_rate, r.n_items - r.items_dropped, "items", "every item's majority was tied")
+    return ((r.component,) if split else ()) + (
+        r.rank, r.model, r.rating, (r.ci_low, r.ci_high), number_cell(r.win_rate, r.n_battles, "battles", why),
+        r.win_rate_ci, item_rate, r.item_win_rate_ci, r.n_battles, r.n_items, r.items_dropped, r.wins, r.losses,
+        r.ties)
+
+
 def _ranking_table(
     key: str, title: str, ranking: Sequence[Any], n_battles: int, ctx: Context, note_split: bool = True,
 ) -> Table:
     """One leaderboard; with a ``group`` column (and, if note_split, the warning) when it has several components."""
+    from annotate.analysis.majority import describe_rule
+
     split = _n_components(ranking) > 1
     columns = (Column("group", "int"), *_RANK_COLUMNS) if split else _RANK_COLUMNS
-    rows = tuple(((r.component,) if split else ()) + (r.rank, r.model, r.rating, (r.ci_low, r.ci_high), r.win_rate,
-                                                        r.n_battles, r.wins, r.losses, r.ties) for r in ranking)
+    rows = tuple(_row(r, split) for r in ranking)
     notes = (
         *((_components_note(ranking),) if split and note_split else ()),
         f"{plural(n_battles, 'battle')}. Bradley-Terry maximum likelihood, ties as half a win each; rating on an "
-        "Elo-like scale (mean 1000, +400 = 10:1 odds); 95 % bootstrap interval over battles "
-        f"({ctx.n_boot} resamples, seed {ctx.seed}); rank = 1 + the number of models "
+        "Elo-like scale (mean 1000, +400 = 10:1 odds); rank = 1 + the number of models "
         + ("of the same group " if split else "")
-        + "whose lower bound is above this model's upper bound; win rate = (wins + ties / 2) / battles.",
+        + "whose lower bound is above this model's upper bound.",
+        f"95 % intervals: bootstrap over items ({ctx.n_boot} resamples of items, each with all its votes; seed "
+        f"{ctx.seed}), so votes that share an item are not counted as independent evidence.",
+        "win rate (votes) = (wins + ties / 2) / battles; win rate (items) = one verdict per item by the rule "
+        f"{describe_rule(ctx.majority)} (--majority): (items won + items tied / 2) / items with a verdict; items "
+        "dropped = items whose majority was tied.",
     )
     offset = 1 if split else 0
     return Table(key, title, columns, rows, notes,
@@ -58,33 +78,52 @@ def _ranking_table(
                        title="rating with 95 % interval"))
 
 
-def _ranking_json(ranking: Sequence[Any], n_battles: int) -> dict[str, Any]:
+def _ranking_json(ranking: Sequence[Any], n_battles: int, n_items: int) -> dict[str, Any]:
     groups = _n_components(ranking)
-    return {"n_battles": n_battles, "n_components": groups,
+    return {"n_battles": n_battles, "n_items": n_items, "unit": "items", "n_components": groups,
             "note": _components_note(ranking) if groups > 1 else None,
             "models": [r.to_json() for r in ranking]}
 
 
-def ranking_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
-    from annotate.analysis.cohorts import battles_from_votes
+def _rank(ctx: Context, battles: pd.DataFrame) -> Sequence[Any]:
     from annotate.analysis.ranking import rank_models
 
-    payload: dict[str, Any] = {"overall": _ranking_json((), 0), "per_cohort": []}
+    return rank_models(battles, n_boot=ctx.n_boot, seed=ctx.seed, item="item", majority=ctx.majority)
+
+
+def ranking_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
+    from annotate.analysis.cohorts import battles_from_votes
+
+    payload: dict[str, Any] = {"overall": _ranking_json((), 0, 0), "overall_raters": "all" if ctx.pool_llm else
+                               "human", "majority_rule": ctx.majority, "per_cohort": []}
     if not ctx.pairwise:
         return Section("ranking", "Ranking", notes=("Ranking applies to pairwise sessions only.",)), payload
     battles = battles_from_votes(ctx.unique)
-    tables = []
     if battles.empty:
         return Section("ranking", "Ranking", notes=("No battles: no pairwise votes on items with two named "
                                                     "models.",)), payload
-    overall = rank_models(battles, n_boot=ctx.n_boot, seed=ctx.seed)
-    payload["overall"] = _ranking_json(overall, len(battles))
-    tables.append(_ranking_table("ranking_overall", "Ranking: all raters", overall, len(battles), ctx,
-                                 note_split=False))  # the section's note says it
+    headline = battles.loc[ctx.is_headline(battles)]
+    tables, notes = [], []
+    if headline.empty:
+        notes.append(f"{ctx.headline_name}: " + not_enough(0, "battles", "no human vote on an item with two named "
+                                                                         "models"))
+        overall: Sequence[Any] = ()
+    else:
+        overall = _rank(ctx, headline)
+        payload["overall"] = _ranking_json(overall, len(headline), int(headline["item"].nunique()))
+        if len(overall) < 2:
+            notes.append(f"Ranking, {ctx.headline_name.lower()}: "
+                         + not_enough(len(overall), "models", "a ranking needs two models compared"))
+        else:
+            tables.append(_ranking_table("ranking_overall", f"Ranking: {ctx.headline_name.lower()}", overall,
+                                         len(headline), ctx, note_split=False))  # the section's note says it
     for cohort in cohorts_of(battles):
         part = battles.loc[battles["cohort"] == cohort]
-        ranking = rank_models(part, n_boot=ctx.n_boot, seed=ctx.seed)
-        payload["per_cohort"].append({"cohort": cohort, **_ranking_json(ranking, len(part))})
-        tables.append(_ranking_table(f"ranking_{cohort}", f"Ranking: {cohort} votes", ranking, len(part), ctx))
-    notes = (_components_note(overall),) if _n_components(overall) > 1 else ()
-    return Section("ranking", "Ranking", tuple(tables), notes), payload
+        ranking = _rank(ctx, part)
+        payload["per_cohort"].append({"cohort": cohort, **_ranking_json(ranking, len(part),
+                                                                        int(part["item"].nunique()))})
+        if len(ranking) >= 2:
+            tables.append(_ranking_table(f"ranking_{cohort}", f"Ranking: {cohort} votes", ranking, len(part), ctx))
+    if _n_components(overall) > 1:
+        notes.insert(0, _components_note(overall))
+    return Section("ranking", "Ranking", tuple(tables), tuple(notes)), payload
