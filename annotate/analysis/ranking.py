@@ -45,7 +45,7 @@ from annotate.analysis.battles import (
     pair_counts_from_arrays,
     played,
 )
-from annotate.analysis.bootstrap import DEFAULT_N_BOOT, percentile_interval
+from annotate.analysis.bootstrap import DEFAULT_N_BOOT, MIN_UNITS_FOR_INTERVAL, percentile_interval
 from annotate.analysis.estimate import json_number
 from annotate.analysis.majority import verdicts
 
@@ -330,7 +330,8 @@ def rank_models(
     `pair_counts_from_arrays`).  item: for a DataFrame, the column naming the item each battle is a
     vote on: the bootstrap resamples items with all their votes (without it, each battle is an item).
     majority: the rule giving one verdict per item for the per-item win rate (`verdicts`).  Models
-    without battles are left out.  ``n_boot`` rounds seeded by ``seed`` (0 rounds: no intervals).
+    without battles are left out.  ``n_boot`` rounds seeded by ``seed`` (0 rounds, or fewer than two
+    items: no intervals).
     When the battle graph is not connected, each row's ``component`` says which group of mutually
     comparable models it belongs to, and ranks count only models of the same component.
     """
@@ -346,7 +347,7 @@ def rank_models(
     totals = {name: values[0] for name, values in point.items()}
     nan2 = np.full((k, 2), np.nan)
     bounds, vote_bounds, item_bounds = nan2, nan2, nan2
-    if n_boot > 0:
+    if n_boot > 0 and items.n_items >= MIN_UNITS_FOR_INTERVAL:
         boots, vote_rates, item_rates = _bootstrap(counts, mapping, n_boot, seed, ridge)
         bounds, vote_bounds, item_bounds = (np.array([percentile_interval(b[:, m]) for m in range(k)])
                                             for b in (boots, vote_rates, item_rates))

@@ -96,6 +96,8 @@ class Table:
     rows: tuple[tuple[Any, ...], ...]
     notes: tuple[str, ...] = ()
     chart: Chart | None = None
+    empty: str | None = None
+    """What the table says instead of rows when it has none (why there is no data); default ``(no data)``."""
 
     def __post_init__(self) -> None:
         for row in self.rows:

@@ -44,7 +44,7 @@ def _finite(value: Any) -> bool:
 
 def _table_html(table: Table, heat: Chart | None) -> str:
     if not table.rows:
-        return '<p class="empty">(no data)</p>'
+        return f'<p class="empty">{_e(table.empty or "(no data)", 2000)}</p>'
     head = "".join(f"<th>{_e(c.name)}</th>" for c in table.columns)
     body = []
     for row in table.rows:

@@ -50,7 +50,7 @@ def _cell(value: object, kind: str) -> str:
 def _table(table: Table) -> list[str]:
     out = [f"### {md_note(table.title, 200)}", ""]
     if not table.rows:
-        out += ["*(no data)*", ""]
+        out += [f"*{md_note(table.empty)}*" if table.empty else "*(no data)*", ""]
     else:
         out.append("| " + " | ".join(md_text(c.name) for c in table.columns) + " |")
         out.append("|" + "|".join("---:" if c.kind != "text" else "---" for c in table.columns) + "|")

@@ -154,7 +154,7 @@ class _AdaptiveTable:
         yield _Prose(clean(table.title, limit=200), style="bold")
         widths = self.widths(options.max_width) if self.cells else None
         if not self.cells:
-            yield Text("  (no data)", style="dim")
+            yield _Prose(clean(table.empty or "(no data)", limit=2000), indent="  ", style="dim")
         elif widths is not None:
             yield self._rich_table(widths)
         else:

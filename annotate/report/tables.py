@@ -9,6 +9,7 @@ from typing import Any
 
 from annotate.analysis.agreement import AgreementTable, interpret_alpha
 from annotate.analysis.estimate import Estimate, json_number
+from annotate.report.cells import estimate_cell, interval_cell
 from annotate.report.model import Column, Table
 from annotate.text import plural
 
@@ -83,7 +84,7 @@ def undefined_notes(named: list[tuple[str, Estimate | None]], n_boot: int, both:
 
 def reading(alpha: Estimate) -> str:
     """The reliability reading of alpha (`interpret_alpha`), with a dash when alpha is undefined."""
-    return interpret_alpha(alpha.estimate) if alpha.defined else "undefined"
+    return interpret_alpha(alpha.estimate) if alpha.defined else None
 
 
 COEFFICIENT_COLUMNS = (
@@ -101,7 +102,8 @@ def coefficient_rows(table: AgreementTable) -> tuple[tuple[Any, ...], ...]:
         ("percent agreement", table.percent_agreement, None),
     )
     return tuple(
-        (name, _num(e.estimate), ci(e), e.n_units, e.n_raters, e.n_pairable, read) for name, e, read in named
+        (name, estimate_cell(e), interval_cell(e), e.n_units, e.n_raters, e.n_pairable, read)
+        for name, e, read in named
     )
 
 
@@ -147,10 +149,11 @@ def pair_table(
         :max_pairs]
     rows = []
     for pair in shown:
-        row: list[Any] = [str(pair.raters[0]), str(pair.raters[1]), _num(pair.estimate.estimate), ci(pair.estimate)]
+        row: list[Any] = [str(pair.raters[0]), str(pair.raters[1]), estimate_cell(pair.estimate),
+                          interval_cell(pair.estimate)]
         if weighted:
             wl, wq = pair.weighted_linear, pair.weighted_quadratic
-            row += [_num(wl.estimate) if wl else None, ci(wl), _num(wq.estimate) if wq else None, ci(wq)]
+            row += [estimate_cell(wl), interval_cell(wl), estimate_cell(wq), interval_cell(wq)]
         row.append(pair.n_units)
         rows.append(tuple(row))
     weights_on = "the label values" if table.level in ("interval", "ratio") else "category positions"

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from annotate.report.cells import estimate_cell, interval_cell
 from annotate.report.context import Context, cohorts_of, label_text, long_votes, more_raters, not_enough
-from annotate.report.model import Chart, Column, Section, Table
+from annotate.report.model import Chart, Column, NotEnough, Section, Table
 from annotate.report.tables import (
     ALPHA_NOTE,
     agreement_tables,
-    ci,
     pair_table,
     reading,
 )
@@ -35,8 +35,12 @@ _COLUMN_NOTE = ("Columns: Fleiss = Fleiss' kappa, AC1 = Gwet's AC1, percent = pe
 
 def _summary_row(name: str, table: Any) -> tuple[Any, ...]:
     a, p = table.krippendorff_alpha, table.percent_agreement
-    return (name, a.estimate if a.defined else None, ci(a), reading(a), table.fleiss_kappa.estimate,
-            table.gwet_ac1.estimate, p.estimate, a.n_units, a.n_raters, a.n_pairable)
+    return (name, estimate_cell(a), interval_cell(a), reading(a) if a.defined else None,
+            estimate_cell(table.fleiss_kappa), estimate_cell(table.gwet_ac1), estimate_cell(p), a.n_units, a.n_raters,
+            a.n_pairable)
+
+
+NO_COHORT = "no cohort has two raters on the same items"
 
 
 MAX_PAIRS = 45
@@ -123,7 +127,8 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
                                                n_pairs_sharing=_pairs_sharing(ratings)))
         payload["per_cohort"] = per_cohort
         tables.append(Table("agreement_per_cohort", "Agreement within each cohort",
-                            (Column("cohort"), *_SUMMARY_COLUMNS), tuple(rows), (ctx.ci_note, _COLUMN_NOTE)))
+                            (Column("cohort"), *_SUMMARY_COLUMNS), tuple(rows), (ctx.ci_note, _COLUMN_NOTE),
+                            empty=not_enough(len(cohorts_of(ctx.unique)), "cohorts", NO_COHORT)))
         tables.extend(cohort_pairs)
         # per annotator against the rest
         tables.append(_rest_table(ctx, votes, payload, rest_agreement))
@@ -136,7 +141,9 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
                 per_category.append({"category": category, **table.to_json()})
         payload["per_category"] = per_category
         tables.append(Table("agreement_per_category", "Agreement per item category",
-                            (Column("category"), *_SUMMARY_COLUMNS), tuple(rows), (ctx.ci_note, _COLUMN_NOTE)))
+                            (Column("category"), *_SUMMARY_COLUMNS), tuple(rows), (ctx.ci_note, _COLUMN_NOTE),
+                            empty=not_enough(int(votes["rater"].nunique()), "raters",
+                                             "no category has two raters on the same items")))
     tables.extend(_criterion_tables(ctx, store, payload))
     return Section("agreement", "Agreement", tuple(tables), tuple(notes)), payload
 
@@ -148,9 +155,11 @@ def _rest_table(ctx: Context, votes: pd.DataFrame, payload: dict[str, Any], rest
     payload["per_annotator"] = [{**r.to_json(), "cohort": cohort_of.get(r.rater)} for r in results]
     ordered = sorted(results, key=lambda r: (-r.n, str(r.rater)))
     shown = ordered[: ctx.max_rows]
+    n_raters = int(votes["rater"].nunique())
+    alone = NotEnough(1, "raters", "alpha needs two raters") if n_raters == 2 else None
     rows = tuple(
-        (str(r.rater), cohort_of.get(r.rater), r.kappa.estimate, ci(r.kappa), r.share, (r.ci_low, r.ci_high),
-         r.n, r.alpha_without)
+        (str(r.rater), cohort_of.get(r.rater), estimate_cell(r.kappa), interval_cell(r.kappa), r.share,
+         (r.ci_low, r.ci_high), r.n, r.alpha_without if r.alpha_without is not None else alone)
         for r in shown
     )
     kind = "Cohen's kappa" if ctx.level == "nominal" else "linearly weighted Cohen's kappa"
@@ -169,7 +178,9 @@ def _rest_table(ctx: Context, votes: pd.DataFrame, payload: dict[str, Any], rest
                Column("alpha without", "num"))
     chart = Chart("interval", label=0, value=2, ci=3, domain=(-1.0, 1.0), title="kappa of each rater vs the rest",
                   bars=True)
-    return Table("agreement_per_annotator", "Each annotator against the rest", columns, rows, tuple(notes), chart)
+    empty = not_enough(n_raters, "raters", "each rater needs other raters on the same items, with a consensus")
+    return Table("agreement_per_annotator", "Each annotator against the rest", columns, rows, tuple(notes), chart,
+                 empty=empty)
 
 
 def _criterion_tables(ctx: Context, store: Store, payload: dict[str, Any]) -> list[Table]:
@@ -193,6 +204,8 @@ def _criterion_tables(ctx: Context, store: Store, payload: dict[str, Any]) -> li
             rows.append(_summary_row(criterion.name, table))
             payload["per_criterion"].append({"criterion": criterion.name, **table.to_json()})
     return [Table("agreement_per_criterion", "Agreement per rubric criterion (ordinal)",
-                  (Column("criterion"), *_SUMMARY_COLUMNS), tuple(rows), (ctx.ci_note, _COLUMN_NOTE))]
+                  (Column("criterion"), *_SUMMARY_COLUMNS), tuple(rows), (ctx.ci_note, _COLUMN_NOTE),
+                  empty=not_enough(int(scores["rater"].nunique()), "raters",
+                                   "no criterion has an item scored by two raters"))]
 
 

@@ -7,7 +7,7 @@ from itertools import combinations, combinations_with_replacement
 from typing import TYPE_CHECKING, Any
 
 from annotate.report.cells import NO_PAIR, NO_PAIR_NT, estimate_cell, interval_cell
-from annotate.report.context import Context, cohorts_of
+from annotate.report.context import Context, cohorts_of, not_enough
 from annotate.report.model import Chart, Column, Section, Table
 from annotate.text import plural
 
@@ -80,9 +80,10 @@ def pairwise_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any
         payload["majority"].append(result.to_json())
     tables.append(Table(
         "pairwise_majority", "Cohort majority against cohort majority", _MAJORITY_COLUMNS, tuple(rows),
-        (f"Per item, each cohort's verdict by the rule {describe_rule(ctx.majority)} (--majority); items a cohort "
-         "did not vote on are left out, items where a cohort's majority is tied are dropped and counted; pairs = "
-         "items.",),
+        empty=not_enough(len(cohorts), "human cohorts", "majorities need two cohorts to compare"),
+        notes=(f"Per item, each cohort's verdict by the rule {describe_rule(ctx.majority)} (--majority); items a "
+         "cohort did not vote on are left out, items where a cohort's majority is tied are dropped and counted; "
+         "pairs = items.",),
     ))
     classes = ("A", "B", "tie")
     merged = humans.assign(label=humans["label"].replace({"both_bad": "tie"}))

@@ -32,7 +32,7 @@ def _pooled(ctx: Context, fn: Callable[..., Sequence[Any]], votes: pd.DataFrame
 
 
 def _share_table(key: str, title: str, pooled: list[tuple[str, Any]], per: Sequence[Any], what: str, note: str,
-                 ctx: Context, cohort_of: dict[Any, str]) -> Table:
+                 ctx: Context, cohort_of: dict[Any, str], empty: str) -> Table:
     per = sorted(per, key=lambda s: (-s.n, str(s.rater)))
 
     def row(name: str, cohort: str | None, s: Any) -> tuple[Any, ...]:
@@ -44,7 +44,7 @@ def _share_table(key: str, title: str, pooled: list[tuple[str, Any]], per: Seque
     notes += [more_raters(len(per) - ctx.max_rows)] if len(per) > ctx.max_rows else []
     columns = (Column("rater"), Column("cohort"), Column(what, "pct"), Column("95 % CI", "pctci"), Column("k", "int"),
                Column("n", "int"))
-    return Table(key, title, columns, tuple(rows), tuple(notes))
+    return Table(key, title, columns, tuple(rows), tuple(notes), empty=empty)
 
 
 def _json(pooled: list[tuple[str, Any]], per: Sequence[Any], ctx: Context) -> list[dict[str, Any]]:
@@ -76,15 +76,17 @@ def quality_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]
     tables = [
         _share_table("quality_gold", "Gold accuracy", *gold, "accuracy",
                      "Votes on items with a gold label that match it (k of n), attention checks excluded.", ctx,
-                     cohort_of),
+                     cohort_of, "No vote on an item with a gold label (or an adjudicated one)."),
     ]
     if attention[1]:
         tables.append(_share_table("quality_attention", "Attention checks passed", *attention, "passed",
-                                   "Attention-check judgments answered with the expected label.", ctx, cohort_of))
+                                   "Attention-check judgments answered with the expected label.", ctx, cohort_of,
+                                   ""))
     tables.append(_share_table(
         "quality_repeats", "Consistency on repeated items", *repeats, "same label",
         "Pairs of one rater's judgments of the same item (a repeat is shown with the sides swapped; labels are "
-        "compared in slot space): k of n pairs gave the same label.", ctx, cohort_of))
+        "compared in slot space): k of n pairs gave the same label.", ctx, cohort_of,
+        "No rater judged an item twice: plan repeats (annotate plan --repeat-rate) to measure consistency."))
     overall, per = (times[0], times[1:]) if times else (None, ())
     per = sorted(per, key=lambda t: (-t.n, str(t.rater)))
 
@@ -98,5 +100,6 @@ def quality_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]
                Column(f"under {FAST_MS / 1000:g} s", "pct"), Column("95 % CI", "pctci"), Column("k", "int"))
     tables.append(Table("quality_timing", "Time per judgment", columns, tuple(rows), (
         "Active time from item shown to submit, idle gaps removed (submit time where missing); the session's own "
-        "judgments only.", UNIT_NOTE.format(**boot))))
+        "judgments only.", UNIT_NOTE.format(**boot)), empty="No judgment made in this session has a time (imported "
+        "votes have none)."))
     return Section("quality", "Quality", tuple(tables)), payload

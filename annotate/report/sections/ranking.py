@@ -51,26 +51,33 @@ def _row(r: Any, split: bool) -> tuple[Any, ...]:
         r.ties)
 
 
-def _ranking_table(
-    key: str, title: str, ranking: Sequence[Any], n_battles: int, ctx: Context, note_split: bool = True,
-) -> Table:
-    """One leaderboard; with a ``group`` column (and, if note_split, the warning) when it has several components."""
+def _method_notes(ctx: Context) -> tuple[str, ...]:
+    """How every leaderboard of the section is computed (said once, above the tables)."""
     from annotate.analysis.majority import describe_rule
 
-    split = _n_components(ranking) > 1
-    columns = (Column("group", "int"), *_RANK_COLUMNS) if split else _RANK_COLUMNS
-    rows = tuple(_row(r, split) for r in ranking)
-    notes = (
-        *((_components_note(ranking),) if split and note_split else ()),
-        f"{plural(n_battles, 'battle')}. Bradley-Terry maximum likelihood, ties as half a win each; rating on an "
-        "Elo-like scale (mean 1000, +400 = 10:1 odds); rank = 1 + the number of models "
-        + ("of the same group " if split else "")
-        + "whose lower bound is above this model's upper bound.",
+    return (
+        "Bradley-Terry maximum likelihood, ties as half a win each; rating on an Elo-like scale (mean 1000, +400 = "
+        "10:1 odds); rank = 1 + the number of models whose lower bound is above this model's upper bound.",
         f"95 % intervals: bootstrap over items ({ctx.n_boot} resamples of items, each with all its votes; seed "
         f"{ctx.seed}), so votes that share an item are not counted as independent evidence.",
         "win rate (votes) = (wins + ties / 2) / battles; win rate (items) = one verdict per item by the rule "
         f"{describe_rule(ctx.majority)} (--majority): (items won + items tied / 2) / items with a verdict; items "
         "dropped = items whose majority was tied.",
+    )
+
+
+def _ranking_table(
+    key: str, title: str, ranking: Sequence[Any], n_battles: int, ctx: Context, note_split: bool = True,
+    n_items: int = 0,
+) -> Table:
+    """One leaderboard; with a ``group`` column (and, if note_split, the warning) when it has several components."""
+    split = _n_components(ranking) > 1
+    columns = (Column("group", "int"), *_RANK_COLUMNS) if split else _RANK_COLUMNS
+    rows = tuple(_row(r, split) for r in ranking)
+    notes = (
+        *((_components_note(ranking),) if split and note_split else ()),
+        f"{plural(n_battles, 'battle')} on {plural(n_items, 'item')}"
+        + ("; rank counts models of the same group only." if split else "."),
     )
     offset = 1 if split else 0
     return Table(key, title, columns, rows, notes,
@@ -116,14 +123,17 @@ def ranking_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]
                          + not_enough(len(overall), "models", "a ranking needs two models compared"))
         else:
             tables.append(_ranking_table("ranking_overall", f"Ranking: {ctx.headline_name.lower()}", overall,
-                                         len(headline), ctx, note_split=False))  # the section's note says it
+                                         len(headline), ctx, note_split=False,  # the section's note says it
+                                         n_items=int(headline["item"].nunique())))
     for cohort in cohorts_of(battles):
         part = battles.loc[battles["cohort"] == cohort]
         ranking = _rank(ctx, part)
         payload["per_cohort"].append({"cohort": cohort, **_ranking_json(ranking, len(part),
                                                                         int(part["item"].nunique()))})
-        if len(ranking) >= 2:
-            tables.append(_ranking_table(f"ranking_{cohort}", f"Ranking: {cohort} votes", ranking, len(part), ctx))
+        same_as_headline = len(part) == len(headline) and set(headline["cohort"]) == {cohort}
+        if len(ranking) >= 2 and not same_as_headline:  # one cohort alone would repeat the table above
+            tables.append(_ranking_table(f"ranking_{cohort}", f"Ranking: {cohort} votes", ranking, len(part), ctx,
+                                         n_items=int(part["item"].nunique())))
     if _n_components(overall) > 1:
         notes.insert(0, _components_note(overall))
-    return Section("ranking", "Ranking", tuple(tables), tuple(notes)), payload
+    return Section("ranking", "Ranking", tuple(tables), (*notes, *_method_notes(ctx))), payload

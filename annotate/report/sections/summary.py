@@ -19,11 +19,14 @@ THRESHOLDS: dict[str, Any] = {
     "fast_share_max": 0.50,
     "min_n": 5,
     "significance": 0.05,
+    "min_items_ranking": 10,
 }
 """Where the summary draws its lines: Krippendorff (2004, section 11.4.4) for alpha; an annotator is
 flagged for gold accuracy below 70 %, kappa against the rest below 0.20 (Landis & Koch 1977: "slight"
 at best), half or more of their judgments under 3 s (each over at least 5 items or judgments), any
-failed attention check, or a position bias significant at 0.05 after Holm's correction over raters."""
+failed attention check, or a position bias significant at 0.05 after Holm's correction over raters.
+The ranking's stability is judged only from 10 items up: a bootstrap over fewer items gives intervals
+too narrow to trust."""
 
 READING = {"reliable": "reliable", "tentative": "tentative (draw conclusions only tentatively)",
            "unreliable": "NOT reliable"}
@@ -216,7 +219,11 @@ def _ranking(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[st
             overlaps.append((a["model"], b["model"]))
     out["ranking"]["overlapping_adjacent"] = [list(o) for o in overlaps]
     groups = ranking.get("n_components", 1)
-    head = f"Ranking ({ctx.headline_name.lower()}, {len(models)} models, intervals over items)"
+    n_items = ranking.get("n_items", 0)
+    head = f"Ranking ({ctx.headline_name.lower()}, {len(models)} models, {plural(n_items, 'item')})"
+    if n_items < THRESHOLDS["min_items_ranking"]:
+        return [f"{head}: " + not_enough(n_items, "items", "at least 10 items are needed to judge its stability")
+                + "."]
     if any(m["ci"][0] is None for m in models):
         return [f"{head}: no intervals (--bootstrap 0), so its stability is not known."]
     split = f"; the models fall into {groups} groups never compared" if groups > 1 else ""
