@@ -159,5 +159,7 @@ def build_report(
         "summary": data.pop("summary"),
         **data,
     }
-    return Report(f"annotate report: {spec.name}", meta, tuple(sections), document, notes)
+    from annotate.report.reasons import add_reasons
+
+    return Report(f"annotate report: {spec.name}", meta, tuple(sections), add_reasons(document), notes)
 

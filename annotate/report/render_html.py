@@ -30,6 +30,9 @@ th{background:#f6f6f6;font-weight:600}td.n{text-align:right;white-space:nowrap}
 .meta{color:#555;margin:0 0 1rem;padding:0;list-style:none}.note{color:#555;font-size:.9rem;margin:.2rem 0}
 .empty{color:#888;font-style:italic}svg{display:block;margin:.5rem 0 1rem}
 svg text{font:12px system-ui,sans-serif;fill:#333}.wrap{overflow-x:auto}
+.toc{background:#f8f8f8;border:1px solid #e4e4e4;padding:.4rem 1rem;margin:1rem 0}.toc h2{margin:.3rem 0;border:0}
+.toc ol{margin:.2rem 0;padding-left:1.4rem}.toc ul{margin:.1rem 0 .3rem;padding-left:1.2rem;font-size:.9rem}
+ul.summary li{margin:.3rem 0}
 """
 
 
@@ -65,18 +68,61 @@ def _table_html(table: Table, heat: Chart | None) -> str:
     return f'<div class="wrap"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
 
 
-def _ticks(low: float, high: float, count: int = 5) -> list[float]:
-    step = (high - low) / (count - 1)
-    return [low + k * step for k in range(count)]
+def nice_ticks(low: float, high: float, target: int = 5) -> tuple[list[float], float]:
+    """Round tick values covering [low, high]: steps of 1, 2, 2.5 or 5 times a power of ten, about
+    ``target`` of them.  Returns the ticks and the step."""
+    span = high - low
+    if not (span > 0) or not math.isfinite(span):
+        return [low], 1.0
+    raw = span / max(1, target - 1)
+    magnitude = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * magnitude >= raw * 0.999)
+    first = math.ceil(low / step - 1e-9) * step
+    count = math.floor((high - first) / step + 1e-9) + 1
+    return [first + k * step for k in range(count)], step
+
+
+def tick_label(value: float, step: float) -> str:
+    """A tick as people write numbers: ``1,300``, ``0.25``, ``-0.5``; never ``1.3e+03``."""
+    decimals = 0 if step >= 1 else min(6, max(0, -math.floor(math.log10(step) + 1e-9)))
+    if step < 1 and abs(step * 10 ** decimals - round(step * 10 ** decimals)) > 1e-9:
+        decimals += 1  # steps such as 0.25
+    text = f"{value:,.{decimals}f}"
+    return "0" if text.strip("-0.,") == "" else text
+
+
+def text_width(text: str, size: float = 12.0) -> float:
+    """A generous estimate of ``text``'s width in pixels at ``size`` px in a sans-serif font, so labels
+    get room enough never to be clipped (wide East Asian characters count as a full em)."""
+    import unicodedata
+
+    narrow, wide = set("ilIjtf.,:;|!'()[] "), set("mwMW@%")
+    total = 0.0
+    for ch in text:
+        if unicodedata.east_asian_width(ch) in ("W", "F"):
+            total += 1.0
+        elif ch in narrow:
+            total += 0.35
+        elif ch in wide or ch.isupper():
+            total += 0.8
+        else:
+            total += 0.6
+    return total * size
 
 
 def _forest_svg(table: Table, chart: Chart) -> str:
-    """A forest plot: one row per table row, a dot at the estimate and a line over the interval."""
+    """A forest plot: one row per table row, a dot at the estimate and a line over the interval.
+
+    The label column is as wide as the longest label needs (`text_width`), so no name is clipped;
+    ticks are round numbers written in full (`nice_ticks`, `tick_label`)."""
     points = []
     for row in table.rows:
         value, interval = row[chart.value], row[chart.ci]
         lo, hi = (interval if isinstance(interval, list | tuple) and len(interval) == 2 else (None, None))
-        points.append((row[chart.label], value if _finite(value) else None, lo if _finite(lo) else None,
+        label = clean(row[chart.label])
+        if chart.sublabel is not None:
+            label += " · " + clean(row[chart.sublabel])
+        points.append((label, value if _finite(value) else None, lo if _finite(lo) else None,
                        hi if _finite(hi) else None))
     numbers = [v for _, *vals in points for v in vals if v is not None]
     if not numbers:
@@ -88,25 +134,30 @@ def _forest_svg(table: Table, chart: Chart) -> str:
         low, high = min(numbers), max(numbers)
         pad = (high - low) * 0.08 or 1.0
         low, high = low - pad, high + pad
-    label_w, plot_w, row_h, top = 190, 520, 22, 24
+    ticks, step = nice_ticks(low, high)
+    low, high = min(low, ticks[0]), max(high, ticks[-1])
+    label_w = 16 + max(text_width(label) for label, *_ in points)
+    plot_w, row_h, top = 520, 22, 24
+    edge = max(text_width(tick_label(t, step)) for t in ticks) / 2 + 8
     height = top + row_h * len(points) + 30
 
     def x(v: float) -> float:
         return label_w + (v - low) / (high - low) * plot_w
 
-    parts = [f'<svg width="{label_w + plot_w + 30}" height="{height}" role="img" '
-             f'aria-label="{_e(chart.title or table.title)}">',
-             f'<text x="{label_w}" y="14">{_e(chart.title or table.title)}</text>']
-    for tick in _ticks(low, high):
+    title = _e(chart.title or table.title)
+    parts = [f'<svg width="{label_w + plot_w + edge:.0f}" height="{height}" role="img" aria-label="{title}">',
+             f'<text x="{label_w:.0f}" y="14">{title}</text>']
+    for tick in ticks:
         tx = x(tick)
         parts.append(f'<line x1="{tx:.1f}" y1="{top - 4}" x2="{tx:.1f}" y2="{height - 24}" stroke="#eee"/>')
-        parts.append(f'<text x="{tx:.1f}" y="{height - 8}" text-anchor="middle">{tick:.3g}</text>')
-    if low < 0 < high:
+        parts.append(f'<text x="{tx:.1f}" y="{height - 8}" text-anchor="middle">{tick_label(tick, step)}</text>')
+    if chart.domain is not None and low < 0 < high:  # a reference line where 0 means something (kappa, a change)
         zx = x(0.0)
         parts.append(f'<line x1="{zx:.1f}" y1="{top - 4}" x2="{zx:.1f}" y2="{height - 24}" stroke="#999"/>')
     for k, (label, value, lo, hi) in enumerate(points):
         cy = top + row_h * k + row_h / 2
-        parts.append(f'<text x="{label_w - 8}" y="{cy + 4:.1f}" text-anchor="end">{_e(label, 28)}</text>')
+        parts.append(f'<text x="{label_w - 8:.0f}" y="{cy + 4:.1f}" text-anchor="end">'
+                     f'{html.escape(label, quote=True)}</text>')
         if chart.bars and value is not None and low <= 0 <= high:
             x0, x1 = sorted((x(0.0), x(value)))
             parts.append(f'<rect x="{x0:.1f}" y="{cy - 7:.1f}" width="{x1 - x0:.1f}" height="14" fill="#aec7e8"/>')
@@ -116,12 +167,24 @@ def _forest_svg(table: Table, chart: Chart) -> str:
         if value is not None:
             parts.append(f'<circle cx="{x(value):.1f}" cy="{cy:.1f}" r="4" fill="#1f77b4"/>')
     parts.append("</svg>")
-    return "".join(parts)
+    return '<div class="wrap">' + "".join(parts) + "</div>"
+
+
+def _toc(report: Report) -> str:
+    """A table of contents: each section, and under it each of its tables, linked to its anchor."""
+    if not report.sections:
+        return ""
+    items = []
+    for section in report.sections:
+        tables = "".join(f'<li><a href="#{_e(t.key)}">{_e(t.title, 200)}</a></li>' for t in section.tables)
+        items.append(f'<li><a href="#{_e(section.key)}">{_e(section.title, 200)}</a>'
+                     + (f"<ul>{tables}</ul>" if tables else "") + "</li>")
+    return f'<nav class="toc"><h2>Contents</h2><ol>{"".join(items)}</ol></nav>'
 
 
 def _table_block(table: Table) -> str:
     chart = table.chart
-    out = [f"<h3>{_e(table.title, 200)}</h3>"]
+    out = [f'<h3 id="{_e(table.key)}">{_e(table.title, 200)}</h3>']
     if chart is not None and chart.kind == "interval" and table.rows:
         out.append(_forest_svg(table, chart))
     out.append(_table_html(table, chart if chart is not None and chart.kind == "heat" else None))
@@ -134,10 +197,9 @@ def render_html(report: Report) -> str:
     meta = "".join(f"<li><b>{_e(k)}</b>: {_e(v, 300)}</li>" for k, v in report.meta)
     body = [f"<h1>{_e(report.title, 200)}</h1>", f'<ul class="meta">{meta}</ul>']
     body += [f'<p class="note">{_e(note, 2000)}</p>' for note in report.notes]
-    toc = " · ".join(f'<a href="#{_e(s.key)}">{_e(s.title)}</a>' for s in report.sections)
-    if toc:
-        body.append(f"<p>{toc}</p>")
-    for section in report.sections:
+    for k, section in enumerate(report.sections):
+        if k == 1 or (k == 0 and section.key != "summary"):
+            body.append(_toc(report))  # after the summary: what a lead must know comes first
         body.append(f'<h2 id="{_e(section.key)}">{_e(section.title, 200)}</h2>')
         if section.lines:
             body.append('<ul class="summary">' + "".join(f"<li>{_e(line, 4000)}</li>" for line in section.lines)
