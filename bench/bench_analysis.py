@@ -1,12 +1,15 @@
 """Benchmark of the statistics core: vectorised bootstrap versus a plain loop, and Bradley-Terry at scale.
 
 Run: ``.venv/bin/python bench/bench_analysis.py``.  Prints wall-clock times (``time.perf_counter``;
-one run each unless marked "best of 3") on this machine.
+one run each unless marked "best of 3") on this machine, and the peak memory of the process.
+The shared data folder is ``../shared/data`` beside the checkout, or ``$ANNOTATE_SHARED_DATA``.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import resource
 import time
 from pathlib import Path
 
@@ -17,7 +20,8 @@ import pandas as pd
 from annotate.analysis.agreement import agreement_table, krippendorff_alpha
 from annotate.analysis.ranking import pair_counts, pair_counts_from_arrays, rank_models
 
-ARENA = Path(__file__).resolve().parents[2] / "shared" / "data" / "arena_pair_counts_20240814.json"
+SHARED = Path(os.environ.get("ANNOTATE_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
+ARENA = SHARED / "arena_pair_counts_20240814.json"
 
 N_UNITS, N_RATERS, N_BOOT, LOOP_SAMPLE = 10_000, 5, 1000, 50
 N_MODELS, N_BATTLES = 50, 1_000_000
@@ -33,17 +37,20 @@ def ratings(seed: int = 0) -> np.ndarray:
     return m
 
 
-def battles(seed: int = 0) -> pd.DataFrame:
-    """1,000,000 battles among 50 models with normal log-strengths and 15 % ties."""
+def battles(seed: int = 0, votes_per_item: int = 1) -> pd.DataFrame:
+    """1,000,000 battles among 50 models with normal log-strengths and 15 % ties; with
+    ``votes_per_item`` > 1, that many votes share each item (same pair), as several raters of one item."""
     rng = np.random.default_rng(seed)
     theta = rng.normal(0, 1, N_MODELS)
-    a = rng.integers(0, N_MODELS, N_BATTLES)
-    b = (a + rng.integers(1, N_MODELS, N_BATTLES)) % N_MODELS
+    n_items = N_BATTLES // votes_per_item
+    a = np.repeat(rng.integers(0, N_MODELS, n_items), votes_per_item)
+    b = (a + np.repeat(rng.integers(1, N_MODELS, n_items), votes_per_item)) % N_MODELS
     p = 1 / (1 + np.exp(-(theta[a] - theta[b])))
-    winner = np.where(rng.random(N_BATTLES) < p, "model_a", "model_b")
-    winner = np.where(rng.random(N_BATTLES) < 0.15, "tie", winner)
+    winner = np.where(rng.random(a.size) < p, "model_a", "model_b")
+    winner = np.where(rng.random(a.size) < 0.15, "tie", winner)
     names = np.array([f"model-{i:02d}" for i in range(N_MODELS)])
-    return pd.DataFrame({"model_a": names[a], "model_b": names[b], "winner": winner})
+    item = np.repeat(np.arange(n_items), votes_per_item)
+    return pd.DataFrame({"item": item, "model_a": names[a], "model_b": names[b], "winner": winner})
 
 
 def timed(fn, repeat: int = 1):
@@ -105,6 +112,21 @@ def bench_bradley_terry() -> None:
         f"n = {top.n_battles:,}"
     )
     print()
+    clustered = battles(votes_per_item=3)
+    n_items = clustered["item"].nunique()
+    print(f"== the same scale with 3 votes per item ({n_items:,} items): intervals resample items ==")
+    counts, t_agg = timed(lambda: pair_counts(clustered, item="item"))
+    rows, t_fit = timed(lambda: rank_models(counts, n_boot=N_BOOT, seed=0))
+    votes_only, _ = timed(lambda: rank_models(pair_counts(clustered), n_boot=N_BOOT, seed=0))
+    print(f"aggregate to pair counts and item patterns: {t_agg:8.3f} s   ({counts.items.multiplicity.size:,} "
+          f"patterns of {counts.items.n_items:,} items)")
+    print(f"fit + {N_BOOT} item-bootstrap refits       : {t_fit:8.3f} s")
+    top = rows[0]
+    vote_top = next(r for r in votes_only if r.model == top.model)
+    print(f"top: {top.model} {top.rating:.1f}, interval over items [{top.ci_low:.1f}, {top.ci_high:.1f}] "
+          f"(width {top.ci_high - top.ci_low:.1f}) against over votes [{vote_top.ci_low:.1f}, "
+          f"{vote_top.ci_high:.1f}] (width {vote_top.ci_high - vote_top.ci_low:.1f})")
+    print()
 
 
 def bench_arena() -> None:
@@ -133,6 +155,7 @@ def main() -> None:
     bench_alpha()
     bench_bradley_terry()
     bench_arena()
+    print(f"peak memory (max RSS): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -44,13 +44,13 @@ NO_COHORT = "no cohort has two raters on the same items"
 
 
 MAX_PAIRS = 45
-"""Cohen's kappa is computed for at most this many rater pairs overall and within the expert and llm
+"""Cohen's kappa is computed for at most this many rater pairs overall and within the expert, author and llm
 cohorts (those with most units in common): every pair of ten raters.  Text, Markdown and HTML list
 them all; so does the JSON."""
 MAX_PAIRS_SUBSET = 10
 """... and for at most this many pairs within the crowd cohort (hundreds of raters) and per category
 or criterion (JSON only)."""
-PAIRS_PER_COHORT = {"expert": MAX_PAIRS, "llm": MAX_PAIRS}
+PAIRS_PER_COHORT = {"expert": MAX_PAIRS, "author": MAX_PAIRS, "llm": MAX_PAIRS}
 """Cohorts whose pairs are all worth reading; any other cohort gets MAX_PAIRS_SUBSET."""
 
 
