@@ -26,7 +26,7 @@ NO_TWO_RATERS = "no item rated by two raters"
 NO_VARIATION = "every rating is the same, so chance agreement is 1 and the coefficient is undefined"
 NO_PAIR = "no pair of votes by two different raters on one item"
 NO_PAIR_NT = "no pair of votes where both picked A or B"
-NO_RESAMPLE = "one item: nothing to resample"
+NO_RESAMPLE = "nothing to resample"
 FEW_DEFINED = "the statistic is undefined in most resamples"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from annotate.report.tables import CI_NOTE
+from annotate.report.tables import ITEM_CI_NOTE
 from annotate.text import plural
 
 if TYPE_CHECKING:
@@ -58,7 +58,8 @@ class Context:
 
     @property
     def ci_note(self) -> str:
-        return CI_NOTE.format(n_boot=self.n_boot, seed=self.seed)
+        """How every interval of the session report is made: the unit resampled is the item."""
+        return ITEM_CI_NOTE.format(n_boot=self.n_boot, seed=self.seed)
 
     @property
     def humans(self) -> pd.DataFrame:

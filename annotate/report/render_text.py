@@ -184,7 +184,7 @@ class _AdaptiveTable:
                     continue
                 joins = (column.kind in _CI_KINDS and chunks and k - 1 not in labels
                          and columns[k - 1].kind in NUMERIC_KINDS - _CI_KINDS)
-                if joins:
+                if joins and not row[k].startswith("not enough data"):
                     if row[k] != "–":
                         chunks[-1] += f" {row[k]}"
                     continue

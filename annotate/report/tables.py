@@ -27,6 +27,8 @@ ALPHA_NOTE = (
     "below 0.667 unreliable (Krippendorff 2004, Content Analysis, section 11.4.4)."
 )
 CI_NOTE = "Intervals: 95 % percentile bootstrap over units ({n_boot} resamples, seed {seed})."
+ITEM_CI_NOTE = ("Intervals: 95 % percentile bootstrap over items ({n_boot} resamples of items, each with all its "
+                "votes; seed {seed}).")
 
 
 def ci(estimate: Estimate | None) -> tuple[float | None, float | None] | None:
@@ -110,15 +112,17 @@ def coefficient_rows(table: AgreementTable) -> tuple[tuple[Any, ...], ...]:
 def agreement_tables(
     table: AgreementTable, key: str, title: str, n_boot: int, seed: int | None, max_pairs: int | None = None,
     *, pairs_title: str | None = None, alpha_note: bool = True, n_pairs_sharing: int | None = None,
+    ci_note: str = CI_NOTE,
 ) -> tuple[Table, ...]:
     """The coefficients table and the Cohen's kappa pairs table of one `AgreementTable`.
 
     pairs_title: the second table's title (default ``"{title}: Cohen's kappa per rater pair"``);
     alpha_note: put Krippendorff's reading thresholds under the coefficients (leave it out when the
     section already says it); n_pairs_sharing: how many rater pairs share a unit, when the table
-    holds kappa for only some of them (the note then says how many were left out).
+    holds kappa for only some of them (the note then says how many were left out); ci_note: how the
+    intervals were made (`CI_NOTE` for a ratings file's units, `ITEM_CI_NOTE` for a session's items).
     """
-    notes = ((ALPHA_NOTE,) if alpha_note else ()) + (CI_NOTE.format(n_boot=n_boot, seed=seed),)
+    notes = ((ALPHA_NOTE,) if alpha_note else ()) + (ci_note.format(n_boot=n_boot, seed=seed),)
     named = [(f"Krippendorff's alpha ({table.level})", table.krippendorff_alpha), ("Fleiss' kappa", table.fleiss_kappa),
              ("Gwet's AC1", table.gwet_ac1), ("percent agreement", table.percent_agreement)]
     notes += tuple(undefined_notes(named, n_boot))

@@ -10,6 +10,7 @@ from annotate.report.context import Context, cohorts_of, label_text, long_votes,
 from annotate.report.model import Chart, Column, NotEnough, Section, Table
 from annotate.report.tables import (
     ALPHA_NOTE,
+    ITEM_CI_NOTE,
     agreement_tables,
     pair_table,
     reading,
@@ -102,7 +103,8 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
         payload["overall_raters"] = "all" if ctx.pool_llm else "human"
         if overall is not None:
             tables.extend(agreement_tables(overall, "agreement_overall", ctx.headline_name, ctx.n_boot, ctx.seed,
-                                           alpha_note=False, n_pairs_sharing=_pairs_sharing(long_votes(votes))))
+                                           alpha_note=False, n_pairs_sharing=_pairs_sharing(long_votes(votes)),
+                                           ci_note=ITEM_CI_NOTE))
         else:
             notes.append(f"{ctx.headline_name}: " + not_enough(votes["rater"].nunique(), "raters",
                                                                  "agreement needs two raters on the same items"))

@@ -95,7 +95,7 @@ def _pairwise_tables(ctx: Context, judges: pd.DataFrame, humans: pd.DataFrame, p
         f"Against the human majority: one verdict per item from all human votes, rule {describe_rule(ctx.majority)} "
         "(--majority); pairs = items; items dropped = items where the majority was tied.",
         f"{BASELINE}: two different raters of one cohort, for comparison.",
-        ctx.ci_note.replace("over units", "over items"),
+        ctx.ci_note,
     )
     tables = [Table("judges_pairwise", "Each LLM judge against each human cohort and the human majority",
                     _PAIR_COLUMNS, tuple(rows), notes,

@@ -67,7 +67,7 @@ def pairwise_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any
     notes = (
         _DEFINITION + " Human cohorts only: human = " + " + ".join(cohorts or ["(none)"])
         + "; LLM judges are compared with them in section \"LLM judges against humans\".",
-        ctx.ci_note.replace("over units", "over items"),
+        ctx.ci_note,
     )
     tables = [Table("pairwise_types", "Agreement between human raters", _PAIR_COLUMNS, tuple(rows), notes)]
     turn_table = _turn_table(ctx, payload)
@@ -156,6 +156,6 @@ def _turn_table(ctx: Context, payload: dict[str, Any]) -> Table | None:
         f"As in MT-Bench's agreement table (Zheng et al. 2023, section 4.2), per turn judged and over all turns: "
         f"human = the {named} cohort{'s' if len(ctx.mtbench_human) > 1 else ''} (--mtbench-human; the MT-Bench "
         "authors' own votes are cohort author, not expert). " + _DEFINITION,
-        ctx.ci_note.replace("over units", "over items"),
+        ctx.ci_note,
     )
     return Table("pairwise_per_turn", "MT-Bench agreement per turn", _TURN_COLUMNS, tuple(rows), notes)
