@@ -100,31 +100,52 @@ def _agreement(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[
 
 
 def _judges(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str]:
+    """Per LLM judge: agreement with one human cohort's votes beside two humans of that cohort (the same
+    measure, as MT-Bench compares them), and with the human majority."""
     rows = data.get("judges", {}).get("pairwise", [])
     lines = []
     out["judges"] = []
     baselines = {r["against"]: r for r in rows if r["judge"] is None}
-    for row in rows:
-        if row["judge"] is None or row["against"] != "human majority":
-            continue
-        w = row["with_ties"]
-        entry = {"judge": row["judge"], "agreement": w["estimate"], "ci": w["ci"], "n_items": row["n_items"],
-                 "n_items_tied": row["n_items_tied"]}
+    cohorts = [r["against"] for r in rows if r["judge"] is not None and r["against"] != "human majority"]
+    cohort = "expert" if "expert" in cohorts else (cohorts[0] if cohorts else None)
+    for judge in dict.fromkeys(r["judge"] for r in rows if r["judge"] is not None):
+        mine = {r["against"]: r for r in rows if r["judge"] == judge}
+        majority = mine.get("human majority")
+        entry: dict[str, Any] = {"judge": judge, "cohort": cohort}
+        parts = []
+        against = mine.get(cohort) if cohort else None
+        if against is not None:
+            w = against["with_ties"]
+            entry |= {"agreement_with_cohort": w["estimate"], "ci_cohort": w["ci"],
+                      "n_pairs_cohort": against["n_pairs_with_ties"]}
+            if w["estimate"] is None:
+                parts.append(f"with {cohort} votes " + not_enough(0, "pairs", "no item voted on by both"))
+            else:
+                text = (f"agrees with {cohort} votes {_pct(w['estimate'])}{_ci_pct(w['ci'])} of the time "
+                        f"({plural(against['n_pairs_with_ties'], 'pair')}, with ties)")
+                base = baselines.get(f"{cohort} vs {cohort}")
+                if base and base["with_ties"]["estimate"] is not None:
+                    text += f", where two {cohort} raters agree {_pct(base['with_ties']['estimate'])}" \
+                            f"{_ci_pct(base['with_ties']['ci'])}"
+                    entry["baseline"] = base["with_ties"]["estimate"]
+                parts.append(text)
+        if majority is not None:
+            w = majority["with_ties"]
+            entry |= {"agreement": w["estimate"], "ci": w["ci"], "n_items": majority["n_items"],
+                      "n_items_tied": majority["n_items_tied"]}
+            if w["estimate"] is None:
+                parts.append("with the human majority " + not_enough(majority["n_items"], "items",
+                                                                     "no item with a judge vote and a human majority"))
+            else:
+                text = (f"agrees with the human majority on {_pct(w['estimate'])}{_ci_pct(w['ci'])} of "
+                        f"{plural(majority['n_items'], 'item')}")
+                if majority["n_items_tied"]:
+                    text += f" ({plural(majority['n_items_tied'], 'item')} without a human majority left out)"
+                parts.append(text)
         out["judges"].append(entry)
-        if w["estimate"] is None:
-            lines.append(f"LLM judge {row['judge']} against the human majority: "
-                         + not_enough(row["n_items"], "items", "no item with both a judge vote and a human majority")
-                         + ".")
-            continue
-        text = (f"LLM judge {row['judge']} agrees with the human majority on {_pct(w['estimate'])}{_ci_pct(w['ci'])} "
-                f"of {plural(row['n_items'], 'item')} (with ties")
-        if row["n_items_tied"]:
-            text += f"; {plural(row['n_items_tied'], 'item')} without a human majority left out"
-        text += ")"
-        expert = baselines.get("expert vs expert")
-        if expert and expert["with_ties"]["estimate"] is not None:
-            text += f"; two experts agree {_pct(expert['with_ties']['estimate'])} of the time"
-        lines.append(text + (". LLM judges are pooled in the headline figures (--pool-llm)." if ctx.pool_llm else "."))
+        if parts:
+            lines.append(f"LLM judge {judge} " + "; ".join(parts)
+                         + (". LLM judges are pooled in the headline figures (--pool-llm)." if ctx.pool_llm else "."))
     return lines
 
 
