@@ -141,14 +141,16 @@ second, tied (one verdict each); items without a verdict."""
 
 @dataclass(frozen=True, eq=False)
 class _LinearMap:
-    """Per-pair sums over items as one gather and one ``reduceat``: target ``pair * 7 + column``
-    (see `_COLUMNS`) gets the sum over the pattern entries of ``count[src] * weight``."""
+    """Per-pair sums over items as one gather and one ``reduceat``: target ``pair * columns + column``
+    (see `_COLUMNS`) gets the sum over the pattern entries of ``count[src] * weight``.  ``columns`` is 3
+    (votes only) when every battle is its own item: its verdict is its vote."""
 
     src: np.ndarray
     weight: np.ndarray
     starts: np.ndarray
     targets: np.ndarray
     n_targets: int
+    columns: int = _COLUMNS
 
     def apply(self, counts: np.ndarray) -> np.ndarray:
         """``(b, T)`` pattern counts -> ``(b, n_targets)`` sums."""
@@ -159,31 +161,35 @@ class _LinearMap:
 
 
 def _linear_map(counts: PairCounts, items: ItemPatterns, rule: str) -> _LinearMap:
-    """The map from item patterns to the per-pair columns of `_COLUMNS`."""
-    pair = items.entry_pair * _COLUMNS
-    verdict = verdicts(items.entry_votes, rule)
-    column = np.where(verdict < 0, 6, 3 + verdict)
-    target = np.concatenate([pair, pair + 1, pair + 2, pair + column])
-    weight = np.concatenate([*items.entry_votes.T, np.ones(pair.size)])
-    src = np.tile(items.entry_pattern, 4)
+    """The map from item patterns to the per-pair columns of `_COLUMNS` (votes only without item ids)."""
+    columns = 3 if items.unit == "battles" else _COLUMNS
+    pair = items.entry_pair * columns
+    targets, weights = [pair, pair + 1, pair + 2], list(items.entry_votes.T)
+    if columns == _COLUMNS:
+        verdict = verdicts(items.entry_votes, rule)
+        targets.append(pair + np.where(verdict < 0, 6, 3 + verdict))
+        weights.append(np.ones(pair.size))
+    target, weight = np.concatenate(targets), np.concatenate(weights)
+    src = np.tile(items.entry_pattern, len(targets))
     keep = weight != 0
     order = np.argsort(target[keep], kind="stable")
     target, weight, src = target[keep][order], weight[keep][order], src[keep][order]
     starts = np.flatnonzero(np.r_[True, np.diff(target) != 0]) if target.size else np.zeros(0, dtype=np.int64)
-    return _LinearMap(src, weight, starts, target[starts], counts.pairs.shape[0] * _COLUMNS)
+    return _LinearMap(src, weight, starts, target[starts], counts.pairs.shape[0] * columns, columns)
 
 
 def _split(sums: np.ndarray, pairs: np.ndarray, n_models: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """``(b, P * 7)`` -> pair outcomes ``(b, P, 3)`` and per-model totals ``{stat: (b, K)}`` (`_STATS`), with
-    the per-vote and per-item win rates and the items compared."""
-    per_pair = sums.reshape(sums.shape[0], pairs.shape[0], _COLUMNS)
+    """``(b, P * 7)`` (or ``(b, P * 3)``: votes only) -> pair outcomes ``(b, P, 3)`` and per-model totals
+    ``{stat: (b, K)}`` (`_STATS`), with the per-vote and per-item win rates and the items compared."""
+    n_columns = sums.shape[1] // max(1, pairs.shape[0])
+    per_pair = sums.reshape(sums.shape[0], pairs.shape[0], n_columns)
     low = np.zeros((pairs.shape[0], n_models))
     high = np.zeros_like(low)
     low[np.arange(pairs.shape[0]), pairs[:, 0]] = 1.0
     high[np.arange(pairs.shape[0]), pairs[:, 1]] = 1.0
-    column = [np.ascontiguousarray(per_pair[:, :, c]) for c in range(_COLUMNS)]
+    column = [np.ascontiguousarray(per_pair[:, :, c]) for c in range(n_columns)]
     totals: dict[str, np.ndarray] = {}
-    for prefix, (first, second, tie) in (("", (0, 1, 2)), ("item_", (3, 4, 5))):
+    for prefix, (first, second, tie) in (("", (0, 1, 2)), ("item_", (3, 4, 5)))[: 1 if n_columns == 3 else 2]:
         wins = column[first] @ low + column[second] @ high
         ties = column[tie] @ (low + high)
         n = wins + column[second] @ low + column[first] @ high + ties
@@ -191,7 +197,11 @@ def _split(sums: np.ndarray, pairs: np.ndarray, n_models: int) -> tuple[np.ndarr
         np.divide(wins + 0.5 * ties, n, out=rate, where=n > 0)
         totals |= {prefix + "wins": wins, prefix + "ties": ties, prefix + "losses": n - wins - ties,
                    prefix + "win_rate": rate}
-    totals["items_dropped"] = column[6] @ (low + high)
+    if n_columns == 3:  # every battle is its own item: the item verdicts are the votes, none dropped
+        totals |= {"item_" + k: totals[k] for k in ("wins", "ties", "losses", "win_rate")}
+        totals["items_dropped"] = np.zeros_like(totals["wins"])
+    else:
+        totals["items_dropped"] = column[6] @ (low + high)
     totals["n_items"] = totals["item_wins"] + totals["item_losses"] + totals["item_ties"] + totals["items_dropped"]
     return per_pair[:, :, :3], totals
 
