@@ -267,7 +267,8 @@ def _dropped(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[st
     parts = []
     words = {"planted": "judgment under planted suggestions", "unknown_labels": "vote with a label outside the schema",
              "repeats_and_attention": "repeat or attention check (one vote per item and rater)",
-             "adjudication": "adjudication (used as gold, never as a vote)"}
+             "adjudication": "adjudication (used as gold, never as a vote)",
+             "invalid": "imported label mapped to invalid (no usable answer)"}
     for key, word in words.items():
         if excluded.get(key):
             parts.append(plural(excluded[key], word))
