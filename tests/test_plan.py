@@ -1,7 +1,7 @@
 """The planner: balance, counterbalancing, quality items, determinism and extension.
 
 Property tests draw sessions of 1..200 items, 2..8 annotators, overlap 1..min(annotators, 4) and
-random gold / attention / repeat rates, and check every rule `annotate/plan.py` states.
+random gold / attention / repeat rates, and check every rule `annotate/plan/planner.py` states.
 """
 
 from __future__ import annotations
