@@ -100,7 +100,7 @@ def ensure_adjudication_queue(store: Store, spec: SessionSpec, adjudicator: str)
         if todo:
             start = max((a.position for a in existing), default=-1) + 1
             rng = random.Random(f"adjudicate:{spec.seed}:{adjudicator}:{start}")
-            flags = [k % 2 == 1 for k in range(len(todo))] if spec.kind == "pairwise" else [False] * len(todo)
+            flags = [k % 2 == 1 for k in range(len(todo))] if spec.schema.sided else [False] * len(todo)
             rng.shuffle(flags)
             store.add_assignments([
                 Assignment(0, adjudicator, item_id, start + k, swapped=flag, purpose=ADJUDICATION, seed=spec.seed)

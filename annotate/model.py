@@ -146,10 +146,13 @@ class Judgment:
 
     assignment_id: int
     label: str | None
-    """Slot-space label for pairwise, the grade as text for single; None for a skip."""
+    """Slot-space label for pairwise (A/B/tie/both_bad, or a signed strength `+2`..`-2` on a graded
+    scale; for aspects the primary aspect's), the grade as text for single; None for a skip or a
+    rubric."""
     timings: Timings
-    scores: Mapping[str, int] = field(default_factory=dict)
-    """Rubric criterion -> score."""
+    scores: Mapping[str, int | str] = field(default_factory=dict)
+    """Rubric: criterion -> score (int). Aspects: aspect -> slot-space value (text). Else empty
+    (annotate.design.LabelSchema.encode says which)."""
     initial_label: str | None = None
     """Two-stage designs: the label committed before a suggestion was shown."""
     rationale: str = ""

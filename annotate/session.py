@@ -12,10 +12,10 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from annotate.design import describe_identity
 from annotate.spec import SESSION_NAME, TASK_KINDS, SessionSpec, load_spec, render_spec
 from annotate.store import Store
 
@@ -140,7 +140,7 @@ def open_store(spec: SessionSpec, create: bool = False) -> Store:
 
 def session_identity(spec: SessionSpec) -> dict[str, Any]:
     """What makes a file this session's: the name, the kind and the shape of an answer."""
-    return json.loads(_canonical({"name": spec.name, "kind": spec.kind, "schema": asdict(spec.schema)}))
+    return json.loads(_canonical({"name": spec.name, "kind": spec.kind, "schema": spec.schema.identity()}))
 
 
 def check_identity(spec: SessionSpec, store: Store) -> None:
@@ -166,7 +166,8 @@ def check_identity(spec: SessionSpec, store: Store) -> None:
         if store.has_answers():
             raise SessionError(
                 f"{spec.path}: [labels] no longer matches the answers already in {spec.db.name} (they were given"
-                f" on {_schema_text(stored.get('schema'))}; the spec now says {_schema_text(mine['schema'])});"
+                f" on {describe_identity(stored.get('schema'))};"
+                f" the spec now says {describe_identity(mine['schema'])});"
                 " put [labels] back as it was, or start a new session for the new labels"
             )
         if not store.read_only:
@@ -177,22 +178,9 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def _schema_text(schema: Any) -> str:
-    """A label schema in a few words, for an error message."""
-    if not isinstance(schema, dict):
-        return "an unknown schema"
-    if schema.get("kind") == "single":
-        low, high = schema.get("scale", ("?", "?"))
-        return f"grades {low}-{high}"
-    if schema.get("kind") == "rubric":
-        names = ", ".join(f"{c.get('name')} {c.get('low')}-{c.get('high')}" for c in schema.get("criteria", ()))
-        return f"criteria {names}"
-    return f"{schema.get('kind')} labels"
-
-
 def create_session(
     name: str, kind: str, guideline: str | None = None, seed: int = 0,
-    folder: Path | None = None,
+    folder: Path | None = None, design: str = "outcomes",
 ) -> SessionSpec:
     """Write `sessions/NAME.toml`, create `sessions/NAME.db`, and return the loaded spec."""
     if not SESSION_NAME.match(name):
@@ -204,7 +192,10 @@ def create_session(
     path = folder / f"{name}.toml"
     if path.exists():
         raise SessionError(f"{path} already exists; choose another name or edit it")
-    text = render_spec(name, kind, guideline, seed)
+    try:
+        text = render_spec(name, kind, guideline, seed, design=design)
+    except ValueError as exc:
+        raise SessionError(str(exc)) from None
     tmp = path.with_suffix(".toml.tmp")
     tmp.write_text(text, encoding="utf-8")
     try:

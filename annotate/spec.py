@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotate.model import PAIRWISE_LABELS, TASK_KINDS
+from annotate.design import RUBRIC_CRITERIA, LabelSchema, LabelsError, parse_labels
+from annotate.model import TASK_KINDS
 from annotate.nesting import deep_line, nesting_error, too_deep
 
 SESSION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
@@ -32,42 +33,6 @@ class SpecError(ValueError):
         self.key = key
         self.expected = expected
         super().__init__(f"{path}: [{key}] {expected}")
-
-
-@dataclass(frozen=True)
-class Criterion:
-    """One rubric criterion: an ordinal scale from `low` to `high`."""
-
-    name: str
-    low: int = 0
-    high: int = 4
-    description: str = ""
-
-
-@dataclass(frozen=True)
-class LabelSchema:
-    """What an answer looks like for this session's kind of task."""
-
-    kind: str
-    """`pairwise`, `single` or `rubric`."""
-    scale: tuple[int, int] = (1, 10)
-    """Single-response grades: lowest and highest grade."""
-    criteria: tuple[Criterion, ...] = ()
-    """Rubric: the criteria, in the order they are shown."""
-
-    @property
-    def labels(self) -> tuple[str, ...]:
-        """Every valid label (pairwise in slot space; single grades as text; rubric: none)."""
-        if self.kind == "pairwise":
-            return PAIRWISE_LABELS
-        if self.kind == "single":
-            return tuple(str(g) for g in range(self.scale[0], self.scale[1] + 1))
-        return ()
-
-    @property
-    def level(self) -> str:
-        """Krippendorff level of measurement for agreement on this schema."""
-        return "nominal" if self.kind == "pairwise" else "ordinal"
 
 
 @dataclass(frozen=True)
@@ -106,6 +71,7 @@ class SessionSpec:
     db: Path
     """Absolute path of the session's SQLite file."""
     schema: LabelSchema
+    """The shape of an answer (annotate.design)."""
     plan: PlanSpec = field(default_factory=PlanSpec)
     experiment: ExperimentSpec = field(default_factory=ExperimentSpec)
 
@@ -117,13 +83,9 @@ class SessionSpec:
 
 
 _SESSION_KEYS = {"name", "kind", "guideline", "seed", "db"}
-_LABEL_KEYS = {"scale", "criteria"}
-_CRITERION_KEYS = {"name", "scale", "description"}
 _PLAN_KEYS = {"annotators", "overlap", "gold_rate", "attention_rate", "repeat_rate"}
 _EXPERIMENT_KEYS = {"modes", "assign", "planted_rate", "planted_shift", "suggestion_source"}
 _TOP_KEYS = {"session", "labels", "plan", "experiment"}
-
-RUBRIC_CRITERIA = ("helpfulness", "correctness", "coherence", "complexity", "verbosity")
 
 
 def load_spec(path: Path | str) -> SessionSpec:
@@ -196,49 +158,10 @@ def _db_path(path: Path, value: Any) -> Path:
 
 
 def _schema(path: Path, kind: str, table: Mapping[str, Any]) -> LabelSchema:
-    _check_keys(path, "labels", table, _LABEL_KEYS)
-    if kind == "pairwise":
-        if table:
-            raise SpecError(path, "labels", "nothing for pairwise sessions (labels are fixed)")
-        return LabelSchema("pairwise")
-    if kind == "single":
-        if "criteria" in table:
-            raise SpecError(path, "labels.criteria", "no criteria for single (use kind = rubric)")
-        return LabelSchema("single", scale=_scale(path, "labels.scale", table.get("scale", [1, 10])))
-    raw = table.get("criteria")
-    if raw is None:
-        criteria = tuple(Criterion(n) for n in RUBRIC_CRITERIA)
-    else:
-        if not isinstance(raw, list) or not raw:
-            raise SpecError(path, "labels.criteria", "a non-empty array of tables [[labels.criteria]]")
-        criteria = tuple(_criterion(path, i, c) for i, c in enumerate(raw))
-    names = [c.name for c in criteria]
-    if len(set(names)) != len(names):
-        raise SpecError(path, "labels.criteria", f"distinct names, got {names}")
-    return LabelSchema("rubric", criteria=criteria)
-
-
-def _criterion(path: Path, index: int, raw: Any) -> Criterion:
-    key = f"labels.criteria[{index}]"
-    table = _table(path, key, raw, required=True)
-    _check_keys(path, key, table, _CRITERION_KEYS)
-    name = _str(path, f"{key}.name", table.get("name"))
-    if not re.match(r"[a-z][a-z0-9_]{0,31}\Z", name):
-        raise SpecError(path, f"{key}.name", "lower-case letters, digits and '_'")
-    low, high = _scale(path, f"{key}.scale", table.get("scale", [0, 4]))
-    description = _str(path, f"{key}.description", table.get("description", ""))
-    return Criterion(name, low, high, description)
-
-
-def _scale(path: Path, key: str, value: Any) -> tuple[int, int]:
-    ok = (
-        isinstance(value, list) and len(value) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-        and value[0] < value[1] and value[1] - value[0] <= 20
-    )
-    if not ok:
-        raise SpecError(path, key, f"[low, high] integers with low < high (at most 21 points), not {value!r}")
-    return (value[0], value[1])
+    try:
+        return parse_labels(kind, table)
+    except LabelsError as exc:
+        raise SpecError(path, exc.key, exc.expected) from None
 
 
 def _plan(path: Path, table: Mapping[str, Any]) -> PlanSpec:
@@ -303,9 +226,19 @@ def _check_keys(path: Path, section: str, table: Mapping[str, Any], allowed: set
 
 def render_spec(
     name: str, kind: str, guideline: str | None = None, seed: int = 0, db: str | None = None,
+    design: str = "outcomes",
 ) -> str:
-    """The TOML text of a new session spec, commented so a lead can edit it by hand."""
-    guideline = guideline or DEFAULT_GUIDELINE[kind]
+    """The TOML text of a new session spec, commented so a lead can edit it by hand.
+
+    design: for pairwise sessions, the shape of judgment (annotate.design.templates: outcomes,
+    graded-5, graded-7, aspects); its guideline is the default one.
+    """
+    from annotate.design.templates import design_guideline, design_lines
+
+    if design != "outcomes" and kind != "pairwise":
+        raise ValueError(f"--design {design}: designs are for pairwise sessions (this one is {kind})")
+    labels = design_lines(design)
+    guideline = guideline or (design_guideline(design) if kind == "pairwise" else DEFAULT_GUIDELINE[kind])
     db = db or f"{name}.db"
     lines = [
         "# annotate session spec. Edit by hand; `annotate status` validates it.",
@@ -317,6 +250,8 @@ def render_spec(
         f'db = "{db}"                  # the SQLite file, beside this spec',
         "",
     ]
+    if labels:
+        lines += [*labels, ""]
     if kind == "single":
         lines += ["[labels]", "scale = [1, 10]", ""]
     elif kind == "rubric":

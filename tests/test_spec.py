@@ -48,7 +48,7 @@ BAD = [
     ("[session]\nkind = 'pairwise'\n[experiment]\nmodes = ['sometimes']\n", "experiment.modes", "on_request"),
     ("[session]\nkind = 'rubric'\n[[labels.criteria]]\nname = 'a'\n[[labels.criteria]]\nname = 'a'\n",
      "labels.criteria", "distinct"),
-    ("[session]\nkind = 'pairwise'\n[labels]\nscale = [1, 5]\n", "labels", "nothing for pairwise"),
+    ("[session]\nkind = 'pairwise'\n[labels]\nscale = [1, 5]\n", "labels.scale", "scale of single grades"),
     ("[session\nkind = 'pairwise'\n", "file", "valid TOML"),
 ]
 

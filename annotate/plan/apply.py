@@ -78,7 +78,7 @@ def apply_plan(
             [i.id for i in items],
             [i.id for i in items if i.gold is not None and not is_attention_item(i)],
             [i.id for i in items if is_attention_item(i)],
-            annotators, overlap, rates, seed, existing, pairwise=spec.kind == "pairwise",
+            annotators, overlap, rates, seed, existing, pairwise=spec.schema.sided,
         )
         if dry_run:
             return AppliedPlan(plan, (), tuple(dropped), previous, dry_run=True)

@@ -85,7 +85,7 @@ def ensure_default_queue(store: Store, spec: SessionSpec, annotator: str) -> Non
         if new_ids:
             start = max((a.position for a in existing), default=-1) + 1
             store.add_assignments(
-                default_queue(new_ids, spec.seed, annotator, start=start, pairwise=spec.kind == "pairwise")
+                default_queue(new_ids, spec.seed, annotator, start=start, pairwise=spec.schema.sided)
             )
         store.set_meta(key, str(newest))
 

@@ -39,8 +39,8 @@ def single_item(i: int) -> Item:
 
 
 def make_session(tmp_path: Path, kind: str = "pairwise", items: list[Item] | None = None,
-                 name: str = "t") -> tuple[SessionSpec, Store]:
-    spec = create_session(name, kind, seed=11, folder=tmp_path / "sessions")
+                 name: str = "t", design: str = "outcomes") -> tuple[SessionSpec, Store]:
+    spec = create_session(name, kind, seed=11, folder=tmp_path / "sessions", design=design)
     store = open_store(spec)
     if items is None:
         items = [pairwise_item(i) for i in range(6)] if kind == "pairwise" else [single_item(i) for i in range(4)]

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
+from annotate.design import grade_keys
 from annotate.model import Assignment, Item, Judgment
 from annotate.tui.content import response_doc
 from annotate.tui.render import Doc
@@ -14,16 +15,7 @@ from annotate.tui.screens.item import ItemScreen, digit_bindings
 from annotate.tui.widgets.label_bar import LabelBar
 from annotate.tui.widgets.response_pane import ResponsePane
 
-
-def grade_keys(low: int, high: int) -> dict[str, int]:
-    """Digit key -> grade for a scale. 0..9 scales use the digit itself; other scales of at most
-    ten points use 1, 2, ... 9, 0 in order (so 1..10 maps 0 to 10); wider scales get no digit
-    keys and are set with - and +."""
-    if low >= 0 and high <= 9:
-        return {str(g): g for g in range(low, high + 1)}
-    if high - low + 1 <= 10:
-        return {"1234567890"[i]: low + i for i in range(high - low + 1)}
-    return {}
+__all__ = ["GradeScreen", "grade_keys"]
 
 
 class GradeScreen(ItemScreen):

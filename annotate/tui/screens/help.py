@@ -54,7 +54,11 @@ class HelpScreen(ModalScreen[None]):
         table.add_column()
         for note in getattr(self.item_screen, "HELP_NOTES", ()):
             table.add_row(Text("•"), Text(note))
-        groups = list(getattr(self.item_screen, "HELP_GROUPS", ())) + list(GROUPS)
+        for title, keys in self.item_screen.help_answers():
+            table.add_row(Text(""), Text(title, style="bold underline"))
+            for key, text in keys:
+                table.add_row(Text(key), Text(text))
+        groups = list(self.item_screen.help_groups()) + list(GROUPS)
         for title, ids in groups:
             rows = [(ids_key, by_id[ids_key]) for ids_key in ids if ids_key in by_id]
             if not rows:

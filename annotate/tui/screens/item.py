@@ -207,6 +207,15 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
 
     # -- hooks for subclasses ----------------------------------------------------------------
 
+    def help_groups(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """(title, binding ids) groups the help screen puts first."""
+        return self.HELP_GROUPS
+
+    def help_answers(self) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+        """(title, (key, meaning) rows) the help screen shows before any binding: answer keys whose
+        meaning the label schema gives rather than a binding's description."""
+        return ()
+
     def show_item(self, item: Item, assignment: Assignment) -> None:
         """Put the item's responses in their panes."""
         for pane_id, doc in self.docs_for(item, assignment):

@@ -7,8 +7,8 @@ from typing import Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
+from annotate.design import Criterion
 from annotate.model import Assignment, Item, Judgment
-from annotate.spec import Criterion
 from annotate.tui.content import response_doc
 from annotate.tui.render import Doc
 from annotate.tui.screens.grade import grade_keys

@@ -22,6 +22,9 @@ class LabelBar(Widget):
 
     options: reactive[tuple[tuple[str, str], ...]] = reactive(())
     """(key, label) pairs in key order, e.g. ("1", "Left better")."""
+    short_options: reactive[tuple[tuple[str, str], ...]] = reactive(())
+    """The same keys with short labels ("1", "L++"), used when the full ones do not fit the width
+    (the chosen one keeps its full label); empty: always the full ones."""
     selected: reactive[str | None] = reactive(None)
     """The key of the chosen option, or None."""
     prefix: reactive[str] = reactive("")
@@ -33,22 +36,38 @@ class LabelBar(Widget):
     can_submit: reactive[bool] = reactive(False)
 
     def render(self) -> Text:
+        top = self._keys(self.options, compact=False)
+        if self.short_options and top.cell_len > self.size.width:
+            full = dict(self.options)
+            top = self._keys(tuple((k, full[k] if k == self.selected else short) for k, short in self.short_options),
+                             compact=True)
+            if top.cell_len > self.size.width:
+                top = self._keys(self.short_options, compact=True)
+        return Text("\n", no_wrap=True, overflow="ellipsis").join([top, self._extras()])
+
+    def _keys(self, options: tuple[tuple[str, str], ...], compact: bool) -> Text:
+        """The key row; compact: one space less around each label (narrow terminals)."""
         top = Text(no_wrap=True, overflow="ellipsis")
         if self.prefix:
             top.append(f" {self.prefix}: ", style="bold")
-        for key, label in self.options:
+        pad = "" if compact else " "
+        for key, label in options:
             chosen = key == self.selected
             top.append(" ▶" if chosen else " ", style="bold green" if chosen else "")
             top.append(f" {key} ", style="bold reverse" if not chosen else "bold reverse green")
-            top.append(f" {label} ", style="bold green underline" if chosen else "")
+            top.append(f"{pad}{label}{' ' if not compact or not chosen else ''}",
+                       style="bold green underline" if chosen else "")
             if chosen:
                 top.append("◀", style="bold green")
+        return top
+
+    def _extras(self) -> Text:
         bottom = Text(no_wrap=True, overflow="ellipsis")
         if self.mode == "confidence":
             now = f" (now ▶{self.confidence}/5◀)" if self.confidence else ""
             bottom.append(f" Confidence{now}: press 1 (guess) .. 5 (certain), 0 to clear, Esc to cancel",
                           style="bold")
-            return Text("\n").join([top, bottom])
+            return bottom
         bottom.append(" c", style="bold")
         bottom.append(" Confidence ")
         if self.confidence:
@@ -64,4 +83,4 @@ class LabelBar(Widget):
             bottom.append(" submit")
         else:
             bottom.append("choose an answer to submit", style="dim")
-        return Text("\n").join([top, bottom])
+        return bottom

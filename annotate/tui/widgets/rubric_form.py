@@ -7,7 +7,7 @@ from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from annotate.spec import Criterion
+from annotate.design import Criterion
 
 
 class RubricForm(Widget):

@@ -1,0 +1,53 @@
+"""Study designs: the label schema as one concept (DESIGN.md section 3, "Study designs").
+
+The spec's [labels] table declares the shape of a judgment; `parse_labels` turns it into a
+`LabelSchema` of questions (`questions.py`). Screens, analysis, reports and exports ask the schema
+and its questions what an answer is: its valid values in slot space, its keys and words in side
+space, how one maps to the other given the display order, its level of measurement and how it
+collapses to a preference for Bradley-Terry. None of them branches on the shape itself.
+"""
+
+from annotate.design.parse import MAX_ASPECTS, PAIRWISE_SCALES, LabelsError, parse_labels
+from annotate.design.questions import (
+    GRADED_POINTS,
+    PREFERENCES,
+    Choice,
+    Grade,
+    Graded,
+    Order,
+    Outcomes,
+    Question,
+    grade_keys,
+    order_of,
+    signed,
+)
+from annotate.design.schema import (
+    OVERALL,
+    RUBRIC_CRITERIA,
+    Criterion,
+    LabelSchema,
+    describe_identity,
+)
+
+__all__ = [
+    "GRADED_POINTS",
+    "MAX_ASPECTS",
+    "OVERALL",
+    "PAIRWISE_SCALES",
+    "PREFERENCES",
+    "RUBRIC_CRITERIA",
+    "Choice",
+    "Criterion",
+    "Grade",
+    "Graded",
+    "LabelSchema",
+    "LabelsError",
+    "Order",
+    "Outcomes",
+    "Question",
+    "describe_identity",
+    "grade_keys",
+    "order_of",
+    "parse_labels",
+    "signed",
+]
