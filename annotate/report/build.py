@@ -87,14 +87,15 @@ def build_report(
     votes, excluded = prepare_votes(spec, store, include_planted)
     unique = unique_votes(votes) if spec.kind != "rubric" else votes.iloc[:0]
     excluded["repeats_and_attention"] = len(votes) - len(unique) if spec.kind != "rubric" else 0
-    if spec.kind == "pairwise":
-        categories: tuple[Any, ...] = ("A", "B", "tie", "both_bad")
-    elif spec.kind == "single":
-        categories = tuple(range(spec.schema.scale[0], spec.schema.scale[1] + 1))
-    else:
-        categories = ()
+    primary = spec.schema.primary
+    categories: tuple[Any, ...] = () if primary is None else primary.scale
+    scored, rule = None, ""
+    if primary is not None and primary.collapse_rule:  # graded: agreement on the strengths, the rest on preferences
+        numbers = unique["value"].map(primary.number) if len(unique) else unique["label"]
+        scored = unique.assign(label=numbers).loc[numbers.notna()]
+        rule = primary.collapse_rule
     ctx = Context(spec, votes, unique, spec.schema.level, categories, n_boot, seed, max_rows, majority, pool_llm,
-                  tuple(mtbench_human))
+                  tuple(mtbench_human), scored, rule)
     n_items = len(items_frame(store))
     cohorts = votes.groupby("cohort")["rater"].nunique().to_dict()
     n_judged = int((votes["source"] == "judgment").sum())
@@ -129,6 +130,12 @@ def build_report(
         section, payload = builder(ctx, store)
         sections.append(section)
         data[section.key] = payload
+    from annotate.report.sections.aspects import aspects_section
+
+    asked = aspects_section(ctx, store) if not votes.empty else None
+    data["aspects"] = None if asked is None else asked[1]
+    if asked is not None:
+        sections.append(asked[0])
     from annotate.report.suggestions import suggestions_section
 
     suggested = suggestions_section(spec, store, n_boot=n_boot, seed=seed, max_rows=max_rows)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from annotate.design import PREFERENCES, Question
+from annotate.model import slot_to_side
 from annotate.report.tables import ITEM_CI_NOTE
 from annotate.text import plural
 
@@ -51,10 +53,26 @@ class Context:
     """Pool LLM judges with the human raters in the headline figures (the report says so)."""
     mtbench_human: tuple[str, ...] = ("expert",)
     """The cohorts that are "human" in the MT-Bench per-turn table."""
+    scored: pd.DataFrame | None = None
+    """The unique votes as agreement measures them: `label` on the primary question's scale (a graded
+    strength as a number, both bad left out); None: `unique` as it is."""
+    collapse_rule: str = ""
+    """How the primary question's answers collapse to the preference in `label` (empty: they are one)."""
 
     @property
     def pairwise(self) -> bool:
         return self.spec.kind == "pairwise"
+
+    @property
+    def agreement_all(self) -> pd.DataFrame:
+        """`unique` as agreement measures it (graded: the strength as a number), every cohort."""
+        return self.unique if self.scored is None else self.scored
+
+    @property
+    def agreement_votes(self) -> pd.DataFrame:
+        """`agreement_all` of the headline raters (the human cohorts, or everyone with ``pool_llm``)."""
+        votes = self.agreement_all
+        return votes.loc[self.is_headline(votes)]
 
     @property
     def ci_note(self) -> str:
@@ -103,7 +121,6 @@ def planted_judgments(store: Store) -> set[int]:
 
 
 def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tuple[pd.DataFrame, dict[str, int]]:
-    import pandas as pd
 
     from annotate.adjudication import ADJUDICATION, adjudicated_labels
     from annotate.model import INVALID_LABEL
@@ -135,20 +152,43 @@ def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tup
     votes["cohort"] = votes["cohort"].fillna("expert").astype(str)
     votes["rater"] = votes["rater"].astype(str)
     votes["item"] = votes["item"].astype(str)
-    if spec.kind == "pairwise":
-        votes["label"] = votes["label"].replace({"tie_inconsistent": "tie"})
-        known = votes["label"].isin(["A", "B", "tie", "both_bad"])
-    elif spec.kind == "single":
-        low, high = spec.schema.scale
-        grades = pd.to_numeric(votes["label"], errors="coerce")
-        known = grades.between(low, high) & (grades == grades.round())
-        votes["label"] = grades
-    else:
-        known = pd.Series(False, index=votes.index)
-    if spec.kind != "rubric":
-        excluded["unknown_labels"] = int((~known).sum())
-        votes = votes.loc[known]
+    primary = spec.schema.primary
+    if primary is None:  # rubric: every judgment counts; its scores are read per criterion
+        return votes.reset_index(drop=True), excluded
+    raw = votes["label"].astype(str).replace({"tie_inconsistent": "tie"}) if primary.sided else votes["label"]
+    values = raw.map(primary.parse)
+    known = values.notna()
+    excluded["unknown_labels"] = int((~known).sum())
+    votes = votes.loc[known].assign(value=values[known])
+    votes["label"] = _label_column(primary, votes["value"])
+    votes["gold"] = votes["gold"].map(lambda g: _gold(primary, g))
+    if primary.sided:  # the side of the preference, as position bias reads it
+        judged = votes["source"] == "judgment"
+        votes.loc[judged, "label_side"] = [
+            slot_to_side(label, bool(swapped))
+            for label, swapped in zip(votes.loc[judged, "label"], votes.loc[judged, "swapped"], strict=True)
+        ]
     return votes.reset_index(drop=True), excluded
+
+
+def _label_column(question: Question, values: pd.Series) -> pd.Series:
+    """What the sections read as `label`: the preference A / B / tie / both_bad for pairwise
+    questions (collapsed from a graded strength), the grade as a number for grades."""
+    import pandas as pd
+
+    if question.sided:
+        return values.map(question.preference)
+    return pd.to_numeric(values.map(question.number))
+
+
+def _gold(question: Question, gold: object) -> object:
+    """An item's gold (or adjudicated) label in the form of `label` (None when it is none)."""
+    if gold is None or (isinstance(gold, float) and gold != gold):
+        return None
+    value = question.parse(gold)
+    if value is None:
+        return gold if question.sided and gold in PREFERENCES else None
+    return question.preference(value) if question.sided else question.number(value)
 
 
 def unique_votes(votes: pd.DataFrame) -> pd.DataFrame:

@@ -15,6 +15,8 @@ from annotate.store.store import Store
 if TYPE_CHECKING:
     import pandas as pd
 
+    from annotate.design import LabelSchema
+
 VOTE_COLUMNS = (
     "item", "rater", "cohort", "label", "source", "raw", "category", "model_a", "model_b",
     "len_a", "len_b", "gold", "swapped", "label_side", "confidence", "active_ms", "submit_ms",
@@ -125,3 +127,25 @@ def _side(label: str, swapped: bool) -> str:
         return slot_to_side(label, swapped)
     except ValueError:
         return label
+
+
+ANSWER_COLUMNS = ("judgment_id", "question", "value")
+
+
+def answers_frame(store: Store, schema: LabelSchema) -> pd.DataFrame:
+    """Every question's answer of every current judgment that is not a skip, in long form: one row
+    per (judgment, question) with the stored value in slot space (text), as `schema.decode` reads
+    `label` and `scores` (a judgment stored before the schema had aspects answers its primary
+    question only). Join with `votes_frame` on judgment_id for who, what and how it was shown."""
+    import pandas as pd
+
+    raw = store.frame(
+        "SELECT j.id AS judgment_id, j.label, j.scores FROM judgments j"
+        " WHERE j.superseded_by IS NULL AND j.skip_reason IS NULL ORDER BY j.id"
+    )
+    rows = [
+        (judgment_id, question, value)
+        for judgment_id, label, scores in raw.itertuples(index=False)
+        for question, value in schema.decode(label, json.loads(scores or "{}")).items()
+    ]
+    return pd.DataFrame(rows, columns=list(ANSWER_COLUMNS))

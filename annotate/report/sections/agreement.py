@@ -94,10 +94,11 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
         "Rubric sessions: agreement per criterion at the ordinal level.",
         ALPHA_NOTE,
     ]
+    payload["collapsed"] = None
     if ctx.spec.kind == "rubric":
         payload.update(overall=None, per_cohort=[], per_annotator=[], per_category=[])
     else:
-        votes = ctx.headline
+        votes = ctx.agreement_votes
         overall = _table_for(long_votes(votes), ctx, ctx.level, ctx.categories, MAX_PAIRS)
         payload["overall"] = None if overall is None else overall.to_json()
         payload["overall_raters"] = "all" if ctx.pool_llm else "human"
@@ -115,10 +116,12 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
                 + ("are pooled with the human raters in the headline figures (--pool-llm); "
                    if ctx.pool_llm else "are left out of the headline figures; ")
                 + "section \"LLM judges against humans\" compares each judge with each human cohort.")
+        if ctx.collapse_rule:
+            tables.extend(_collapsed_tables(ctx, payload, notes))
         # per cohort, and the rater pairs within each cohort (the expert pairs are the ones a lead reads)
         rows, per_cohort, cohort_pairs = [], [], []
-        for cohort in cohorts_of(ctx.unique):
-            ratings = long_votes(ctx.unique.loc[ctx.unique["cohort"] == cohort])
+        for cohort in cohorts_of(ctx.agreement_all):
+            ratings = long_votes(ctx.agreement_all.loc[ctx.agreement_all["cohort"] == cohort])
             table = _table_for(ratings, ctx, ctx.level, ctx.categories,
                                PAIRS_PER_COHORT.get(cohort, MAX_PAIRS_SUBSET))
             if table is not None:
@@ -148,6 +151,27 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
                                              "no category has two raters on the same items")))
     tables.extend(_criterion_tables(ctx, store, payload))
     return Section("agreement", "Agreement", tuple(tables), tuple(notes)), payload
+
+
+def _collapsed_tables(ctx: Context, payload: dict[str, Any], notes: list[str]) -> list[Table]:
+    """Agreement on the preference a graded answer collapses to (nominal), beside the ordinal one."""
+    primary = ctx.spec.schema.primary
+    assert primary is not None
+    left_out = len(ctx.headline) - len(ctx.agreement_votes)
+    notes.append(
+        f"Graded answers: agreement is measured on the signed strength ({primary.summary()}) at the ordinal "
+        f"level, leaving out {left_out} both-bad vote{'s' if left_out != 1 else ''} (not on the scale). The table "
+        f"'{ctx.headline_name}, on the collapsed preference (nominal)' measures the preference it collapses to "
+        f"({primary.collapse_rule}), which the MT-Bench agreement, the biases, the quality figures and the ranking use."
+    )
+    categories = tuple(dict.fromkeys(p for v in primary.values if (p := primary.preference(v)) is not None))
+    table = _table_for(long_votes(ctx.headline), ctx, "nominal", categories, MAX_PAIRS_SUBSET)
+    if table is None:
+        return []
+    payload["collapsed"] = {"rule": primary.collapse_rule, **table.to_json()}
+    coefficients = agreement_tables(table, "agreement_collapsed", f"{ctx.headline_name}, on the collapsed preference"
+                                    " (nominal)", ctx.n_boot, ctx.seed, alpha_note=False, ci_note=ITEM_CI_NOTE)[0]
+    return [coefficients]
 
 
 def _rest_table(ctx: Context, votes: pd.DataFrame, payload: dict[str, Any], rest_agreement: Any) -> Table:

@@ -68,6 +68,7 @@ def pairwise_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any
         _DEFINITION + " Human cohorts only: human = " + " + ".join(cohorts or ["(none)"])
         + "; LLM judges are compared with them in section \"LLM judges against humans\".",
         ctx.ci_note,
+        *((f"Graded answers collapsed to a preference: {ctx.collapse_rule}.",) if ctx.collapse_rule else ()),
     )
     tables = [Table("pairwise_types", "Agreement between human raters", _PAIR_COLUMNS, tuple(rows), notes)]
     turn_table = _turn_table(ctx, payload)

@@ -136,4 +136,6 @@ def ranking_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]
                                          n_items=int(part["item"].nunique())))
     if _n_components(overall) > 1:
         notes.insert(0, _components_note(overall))
+    if ctx.collapse_rule:
+        notes.append(f"Each graded answer is one battle, collapsed to a preference: {ctx.collapse_rule}.")
     return Section("ranking", "Ranking", tuple(tables), (*notes, *_method_notes(ctx))), payload
