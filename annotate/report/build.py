@@ -130,6 +130,12 @@ def build_report(
         section, payload = builder(ctx, store)
         sections.append(section)
         data[section.key] = payload
+    from annotate.report.sections.grades import grades_section
+
+    graded = grades_section(ctx, store) if not votes.empty else None
+    data["grades"] = None if graded is None else graded[1]
+    if graded is not None:
+        sections.insert(1, graded[0])  # after agreement: what a lead of a grading study reads first
     from annotate.report.sections.aspects import aspects_section
 
     asked = aspects_section(ctx, store) if not votes.empty else None

@@ -71,6 +71,8 @@ class Chart:
     ``domain`` fixes the axis (None: fit the data).
     kind ``heat``: the table is a matrix; column ``label`` holds the row names, the columns
     ``cells`` the counts, shaded by their share of the row total.
+    kind ``histogram``: one small bar chart per row, labelled by column ``label``: a bar per column of
+    ``cells`` (titled by the column's name), its height the count in the cell (empty cells: no bar).
     """
 
     kind: str

@@ -2,7 +2,8 @@
 
 Charts (from each table's `Chart`): ``interval`` tables (rankings, each annotator against the rest)
 get a forest plot, a point with its 95 % interval per row; ``heat`` tables (confusion matrices
-between cohorts) are shaded by each cell's share of its row.  Every piece of untrusted text goes
+between cohorts) are shaded by each cell's share of its row; ``histogram`` tables (distributions of
+grades) get one small bar chart per row.  Every piece of untrusted text goes
 through `clean` (controls, bidi and zero-width characters made visible, long text cut) and then
 `html.escape`, in element text and attribute values alike, so nothing in a name can become markup,
 a script, a link or a terminal escape.
@@ -182,11 +183,40 @@ def _toc(report: Report) -> str:
     return f'<nav class="toc"><h2>Contents</h2><ol>{"".join(items)}</ol></nav>'
 
 
+def _histogram_svg(table: Table, chart: Chart) -> str:
+    """Small multiples: per row, one bar per cell column, heights relative to the row's largest count."""
+    bins = [table.columns[i].name for i in chart.cells]
+    bar_w, gap, plot_h, label_h = 22, 4, 60, 16
+    panel_w = len(bins) * (bar_w + gap) + 20
+    per_line = max(1, 760 // panel_w)
+    panels = []
+    for k, row in enumerate(table.rows):
+        counts = [row[i] if _finite(row[i]) else None for i in chart.cells]
+        top = max((c for c in counts if c is not None), default=0) or 1
+        ox, oy = (k % per_line) * panel_w, (k // per_line) * (plot_h + 3 * label_h)
+        parts = [f'<text x="{ox}" y="{oy + 12}">{_e(row[chart.label], 32)}</text>']
+        for b, (name, count) in enumerate(zip(bins, counts, strict=True)):
+            x = ox + b * (bar_w + gap)
+            base = oy + label_h + plot_h
+            if count is not None:
+                h = plot_h * count / top
+                parts.append(f'<rect x="{x}" y="{base - h:.1f}" width="{bar_w}" height="{h:.1f}" fill="#1f77b4">'
+                             f"<title>{_e(name)}: {int(count)}</title></rect>")
+            parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{base + 12}" text-anchor="middle">{_e(name, 6)}</text>')
+        panels.append("".join(parts))
+    lines = (len(table.rows) + per_line - 1) // per_line
+    width, height = per_line * panel_w, lines * (plot_h + 3 * label_h)
+    return (f'<svg width="{width}" height="{height}" role="img" aria-label="{_e(chart.title or table.title)}">'
+            + "".join(panels) + "</svg>")
+
+
 def _table_block(table: Table) -> str:
     chart = table.chart
     out = [f'<h3 id="{_e(table.key)}">{_e(table.title, 200)}</h3>']
     if chart is not None and chart.kind == "interval" and table.rows:
         out.append(_forest_svg(table, chart))
+    if chart is not None and chart.kind == "histogram" and table.rows:
+        out.append(_histogram_svg(table, chart))
     out.append(_table_html(table, chart if chart is not None and chart.kind == "heat" else None))
     out += [f'<p class="note">{_e(note, 2000)}</p>' for note in table.notes]
     return "\n".join(out)

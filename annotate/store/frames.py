@@ -149,3 +149,22 @@ def answers_frame(store: Store, schema: LabelSchema) -> pd.DataFrame:
         for question, value in schema.decode(label, json.loads(scores or "{}")).items()
     ]
     return pd.DataFrame(rows, columns=list(ANSWER_COLUMNS))
+
+
+def item_turns(store: Store) -> dict[str, int]:
+    """Item id -> the turn its judged answer is in: the item's metadata `turn` when it is a positive
+    integer, else the number of user messages up to the answer (the shared conversation plus the
+    first response's own history), so a two-turn MT-Bench question judged on its second answer is
+    turn 2."""
+    out: dict[str, int] = {}
+    raw = store.frame("SELECT id, conversation, responses, metadata FROM items ORDER BY rowid")
+    for item_id, conversation, responses, metadata in raw.itertuples(index=False):
+        turn = json.loads(metadata or "{}").get("turn")
+        if isinstance(turn, int) and not isinstance(turn, bool) and turn > 0:
+            out[item_id] = turn
+            continue
+        shared = sum(1 for m in json.loads(conversation) if m.get("role") == "user")
+        first = (json.loads(responses) or [{}])[0]
+        own = sum(1 for m in first.get("history", ()) if m.get("role") == "user")
+        out[item_id] = max(1, shared + own)
+    return out
