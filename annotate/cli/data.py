@@ -151,9 +151,16 @@ def labels_import(
 
 @main.command()
 @session_argument
-@click.option("--what", type=click.Choice(["items", "judgments", "labels", "suggestions"]), default="judgments",
-              show_default=True, help="items (with model names: for leads), judgments, imported labels, or LLM"
-                                      " suggestions (with their model names: for leads).")
+@click.option("--what", type=click.Choice(["items", "judgments", "labels", "suggestions", "preferences", "answers"]),
+              default="judgments", show_default=True,
+              help="items (with model names: for leads), judgments, imported labels, LLM suggestions (with their model"
+                   " names: for leads), preferences (chosen/rejected pairs for DPO or a reward model) or answers (every"
+                   " question of the label schema, per judgment).")
+@click.option("--layout", type=click.Choice(["long", "wide"]), default="long", show_default=True,
+              help="answers: one row per judgment and question (long) or per judgment with a column per question"
+                   " (wide).")
+@click.option("--aspect", default=None, metavar="NAME",
+              help="preferences: the aspect whose preference makes the pairs (default: the primary one).")
 @click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "parquet"]), default="csv", show_default=True,
               help="parquet needs pyarrow (pip install 'annotate[parquet]') and -o.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -167,18 +174,20 @@ def labels_import(
 @click.option("--include-planted", is_flag=True, help="Also judgments made under planted (wrong) suggestions.")
 @domain_errors
 def export(
-    session: str, what: str, fmt: str, output: Path | None, force: bool, raw_csv: bool, include_superseded: bool,
-    include_planted: bool,
+    session: str, what: str, layout: str, aspect: str | None, fmt: str, output: Path | None, force: bool,
+    raw_csv: bool, include_superseded: bool, include_planted: bool,
 ) -> None:
-    """Export a session's items, judgments, imported labels or suggestions as CSV, JSON Lines or Parquet.
+    """Export a session's items, judgments, labels, suggestions, preference pairs or answers (CSV, JSON Lines, Parquet).
 
     Judgments: one row per current judgment, label in slot space (A/B) and label_side as seen on
     screen (left/right), with timings, confidence, guideline version, condition, and the suggestion
     linked to it (label, model, whether it was on screen). Items as JSON Lines are in the native
-    import format. CSV is for spreadsheets: cells that would run as formulas get a leading ' (use
-    --raw-csv to import a CSV back). Standard output redirected to a file gets exactly the bytes of
-    -o FILE; on a terminal, control characters are shown as visible symbols. Never writes over a
-    session's spec or database files. Columns: README, 'Export: annotate export'.
+    import format. Preferences: prompt, chosen, rejected from the gold, adjudicated or majority
+    label, with the agreement behind each pair. CSV is for spreadsheets: cells that would run as
+    formulas get a leading ' (use --raw-csv to import a CSV back). Standard output redirected to a
+    file gets exactly the bytes of -o FILE; on a terminal, control characters are shown as visible
+    symbols. Never writes over a session's spec or database files. Columns: README, 'Export:
+    annotate export'.
 
     \b
     Example:
@@ -186,6 +195,8 @@ def export(
       annotate export evals --what items --format jsonl -o items.jsonl
       annotate export evals --what items --raw-csv -o items.csv --force
       annotate export evals --what labels --format parquet -o labels.parquet
+      annotate export evals --what preferences --format jsonl -o pairs.jsonl
+      annotate export evals --what answers --layout wide -o answers.csv
     """
     from annotate.formats import export as write_export
     from annotate.outputs import check_output, session_files
@@ -201,12 +212,14 @@ def export(
                 count = write_export(
                     store, what, fmt, output=output, protected=protected, force=force, raw_csv=raw_csv,
                     include_superseded=include_superseded, include_planted=include_planted,
+                    schema=spec.schema, layout=layout, aspect=aspect,
                 )
             else:
                 with data_output() as stream:
                     count = write_export(
                         store, what, fmt, stream=stream, raw_csv=raw_csv,
                         include_superseded=include_superseded, include_planted=include_planted,
+                        schema=spec.schema, layout=layout, aspect=aspect,
                     )
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error
         import os

@@ -19,27 +19,37 @@ from annotate.safe_text import one_line
               help="Guideline id (a file guidelines/ID.md). Default: the kind's shipped one.")
 @click.option("--seed", type=int, default=None,
               help="Seed for every random choice. Default: derived from the name.")
+@click.option("--design", type=click.Choice(["outcomes", "graded-5", "graded-7", "aspects"]), default="outcomes",
+              show_default=True,
+              help="Pairwise: the shape of a judgment. outcomes: A / B / tie / both_bad; graded-5, graded-7: a graded"
+                   " preference (+2 A much better .. -2 B much better) with both bad apart; aspects: one row per aspect"
+                   " (correctness, helpfulness, safety, overall), to edit in the spec's [labels].")
 @domain_errors
-def init(name: str, kind: str, guideline: str | None, seed: int | None) -> None:
+def init(name: str, kind: str, guideline: str | None, seed: int | None, design: str) -> None:
     """Create a session: sessions/NAME.toml and sessions/NAME.db.
 
     \b
     Example:
       annotate init chat-evals --kind pairwise
+      annotate init strength --kind pairwise --design graded-5
       annotate init essays --kind single --guideline single-grade
     """
     import zlib
 
+    from annotate.design.templates import design_guideline
     from annotate.guidelines import load_guideline
     from annotate.session import create_session, init_folder
     from annotate.spec import DEFAULT_GUIDELINE
 
+    if design != "outcomes" and kind != "pairwise":
+        raise click.UsageError(f"--design {design}: designs are for --kind pairwise")
     folder = init_folder(name)
-    guideline = guideline or DEFAULT_GUIDELINE[kind]
+    guideline = guideline or (design_guideline(design) if kind == "pairwise" else DEFAULT_GUIDELINE[kind])
     load_guideline(guideline, folder.parent)  # found and readable (front matter), or an error naming the file
     seed = seed if seed is not None else zlib.crc32(name.encode("utf-8"))
-    spec = create_session(name, kind, guideline, seed, folder=folder)
-    echo(f"created {rel(spec.path)} and {rel(spec.db)} ({kind}, guideline {guideline})")
+    spec = create_session(name, kind, guideline, seed, folder=folder, design=design)
+    shape = "" if design == "outcomes" else f", {spec.schema.summary()}"
+    echo(f"created {rel(spec.path)} and {rel(spec.db)} ({kind}{shape}, guideline {guideline})")
     echo(f"next: annotate import {name} FILE")
 
 

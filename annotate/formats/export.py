@@ -12,6 +12,8 @@
   `suggestion_shown` (see `suggestion_shown`), so the suggestion analysis can be redone.
 - labels: the external labels (LABEL_COLUMNS), in the long layout `labels import` reads.
 - suggestions: every stored LLM suggestion (SUGGESTION_COLUMNS), planted ones flagged.
+- preferences and answers: chosen / rejected pairs for training, and the answers per question of
+  the label schema, long or wide (`annotate.formats.export_designs`); streamed row by row.
 
 In CSV, missing values are empty cells, booleans are `true`/`false`, and nested values are JSON
 text; a field with a comma, quote, CR or LF is quoted, and a cell a spreadsheet would run as a
@@ -23,17 +25,18 @@ and nested JSON, with terminal-active characters as `\\u` escapes. Parquet needs
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from annotate.design import LabelSchema, order_of
 from annotate.formats.csv_out import csv_row
 from annotate.model import PAIRWISE_LABELS, Item, slot_to_side
 from annotate.outputs import Protected, atomic_output
 from annotate.safe_text import escape_json
 from annotate.store import Store
 
-WHATS = ("items", "judgments", "labels", "suggestions")
+WHATS = ("items", "judgments", "labels", "suggestions", "preferences", "answers")
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 ITEM_COLUMNS = (
     "id", "kind", "category", "gold", "prompt", "conversation", "A", "model_A", "history_A", "B", "model_B",
@@ -55,9 +58,25 @@ class ExportError(ValueError):
 
 def export_rows(
     store: Store, what: str, *, native_items: bool = False, include_superseded: bool = False,
-    include_planted: bool = False,
-) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
-    """(columns, rows) of one export; nested values are Python lists and dicts."""
+    include_planted: bool = False, schema: LabelSchema | None = None, layout: str = "long",
+    aspect: str | None = None,
+) -> tuple[tuple[str, ...], Iterable[dict[str, Any]]]:
+    """(columns, rows) of one export; nested values are Python lists and dicts. `preferences` and
+    `answers` need the session's label schema and give their rows as a generator."""
+    if what in ("preferences", "answers"):
+        from annotate.formats.export_designs import (
+            PREFERENCE_COLUMNS,
+            answer_columns,
+            answer_rows,
+            preference_rows,
+        )
+
+        if schema is None:
+            raise ExportError(f"--what {what} needs the session's label schema")
+        if what == "preferences":
+            return PREFERENCE_COLUMNS, preference_rows(store, schema, aspect=aspect, include_planted=include_planted)
+        return answer_columns(schema, layout), answer_rows(
+            store, schema, layout=layout, include_superseded=include_superseded, include_planted=include_planted)
     if what == "items":
         if native_items:
             rows = [native_item(item) for item in store.items()]
@@ -68,7 +87,7 @@ def export_rows(
         return ITEM_COLUMNS, [{**_flat_item(item), "adjudicated": adjudicated.get(item.id)} for item in store.items()]
     if what == "judgments":
         rows = store.judgment_export_rows(include_superseded, include_planted)
-        return JUDGMENT_COLUMNS, [_judgment(row) for row in rows]
+        return JUDGMENT_COLUMNS, [_judgment(row, schema) for row in rows]
     if what == "labels":
         return LABEL_COLUMNS, [
             {"source": lab.source, "rater": lab.rater, "cohort": lab.cohort, "item": lab.item_id,
@@ -87,13 +106,15 @@ def export_rows(
 def export(
     store: Store, what: str, fmt: str, *, output: Path | None = None, stream: TextIO | None = None,
     include_superseded: bool = False, include_planted: bool = False, raw_csv: bool = False,
-    protected: Iterable[Protected] = (), force: bool = False,
+    protected: Iterable[Protected] = (), force: bool = False, schema: LabelSchema | None = None,
+    layout: str = "long", aspect: str | None = None,
 ) -> int:
     """Write one export to `output` or `stream`; returns the row count.
 
     `output` is written whole or not at all (`annotate.outputs.atomic_output`): never over a
     `protected` file, over another existing file only with `force`. CSV cells that a spreadsheet
     would run as formulas get a leading `'` unless `raw_csv` (`annotate.formats.csv_out`).
+    schema, layout, aspect: for `preferences` and `answers` (see `export_rows`).
     """
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"--format {fmt!r}: expected one of {', '.join(EXPORT_FORMATS)}")
@@ -103,21 +124,35 @@ def export(
         raise ExportError(f"--raw-csv applies to --format csv, not {fmt}")
     if fmt == "parquet":
         _require_pyarrow()
-    columns, rows = export_rows(
+    columns, produced = export_rows(
         store, what, native_items=fmt == "jsonl", include_superseded=include_superseded,
-        include_planted=include_planted,
+        include_planted=include_planted, schema=schema, layout=layout, aspect=aspect,
     )
+    rows = _Counted(produced)
     if output is None:
         assert stream is not None
         _write_text(stream, fmt, columns, rows, raw_csv=raw_csv)
-        return len(rows)
+        return rows.count
     with atomic_output(output, protected, force=force) as tmp:
         if fmt == "parquet":
-            _write_parquet(tmp, columns, rows)
+            _write_parquet(tmp, columns, list(rows))
         else:
             with tmp.open("w", encoding="utf-8", newline="") as handle:
                 _write_text(handle, fmt, columns, rows, raw_csv=raw_csv)
-    return len(rows)
+    return rows.count
+
+
+class _Counted:
+    """Rows passed through once, counted on the way (a generator has no length)."""
+
+    def __init__(self, rows: Iterable[dict[str, Any]]) -> None:
+        self._rows = rows
+        self.count = 0
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for row in self._rows:
+            self.count += 1
+            yield row
 
 
 def native_item(item: Item) -> dict[str, Any]:
@@ -185,14 +220,28 @@ def suggestion_shown(row: dict[str, Any], timings: dict[str, Any]) -> bool | Non
     return None
 
 
-def _judgment(row: dict[str, Any]) -> dict[str, Any]:
+def _label_side(label: str | None, swapped: bool, schema: LabelSchema | None) -> str | None:
+    """The label as the screen showed it (left / right, or a strength from the left's view); None
+    for grades and values outside the schema."""
+    if label is None:
+        return None
+    primary = schema.primary if schema is not None else None
+    if primary is None:
+        return slot_to_side(label, swapped) if label in PAIRWISE_LABELS else None
+    value = primary.parse(label)
+    if value is None or not primary.sided:
+        return None
+    return primary.to_side(value, order_of(swapped))
+
+
+def _judgment(row: dict[str, Any], schema: LabelSchema | None = None) -> dict[str, Any]:
     swapped = bool(row["swapped"])
     label = row["label"]
     out = dict(row)
     timings = json.loads(row["timings"] or "{}")
     out.update(
         swapped=swapped, planted=bool(row["planted"]), superseded=bool(row["superseded"]),
-        label_side=slot_to_side(label, swapped) if label in PAIRWISE_LABELS else None,
+        label_side=_label_side(label, swapped, schema),
         scores=json.loads(row["scores"] or "{}"), timings=timings,
         suggestion_shown=suggestion_shown(row, timings),
     )
@@ -216,7 +265,7 @@ def _cell(value: Any) -> str:
 
 
 def _write_text(
-    stream: TextIO, fmt: str, columns: Sequence[str], rows: Sequence[dict[str, Any]], *, raw_csv: bool = False,
+    stream: TextIO, fmt: str, columns: Sequence[str], rows: Iterable[dict[str, Any]], *, raw_csv: bool = False,
 ) -> None:
     if fmt == "jsonl":
         for row in rows:

@@ -8,10 +8,12 @@ Two layouts:
   column); an empty cell is a missing vote and is skipped.
 
 Foreign codes become our labels through a label map (`0=tie,1=A,2=B`); after mapping a label must
-be valid for the session (pairwise: A, B, tie, both_bad; single: a grade of the scale), or
-`invalid` (`--label-map garbage=invalid`: the rater gave no usable answer; stored and counted, never
-a vote). A label that is neither is an error naming the line, unless `--skip-unmapped` leaves it
-out (and counts it). Rubric sessions are not supported here: their labels are per criterion.
+be valid for the session's primary question (pairwise: A, B, tie, both_bad, or on a graded scale a
+strength such as `+2`, `2` or `-1`; single: a grade of the scale), or `invalid` (`--label-map
+garbage=invalid`: the rater gave no usable answer; stored and counted, never a vote). A label that is
+neither is an error naming the line, unless `--skip-unmapped` leaves it out (and counts it). Rubric
+sessions are not supported here: their labels are per criterion; in aspect sessions a vote is the
+primary aspect's.
 
 Display order: `--shown-first A|B` says every rater saw that slot first; `--shown-first-column COL`
 reads it per row (A or B, any case, or codes through `--shown-first-map 0=A,1=B`; an empty cell is
@@ -20,7 +22,6 @@ unknown). It is stored with each vote for the report's position bias.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +36,6 @@ from annotate.spec import LabelSchema
 
 LABEL_TARGETS = ("item", "rater", "label")
 LAYOUTS = ("long", "wide")
-_INTEGRAL = re.compile(r"[+-]?\d+\.0*\Z")
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,8 @@ def parse_label_map(options: Sequence[str], schema: LabelSchema, option: str = "
             code, label = code.strip(), label.strip()
             if not sep or not code or not label:
                 raise OptionError(f"{option} {text!r}: expected CODE=LABEL pairs, e.g. 0=tie,1=A,2=B")
-            if label not in schema.labels and label != INVALID_LABEL:
+            valid = label in schema.labels or (schema.primary is not None and schema.primary.parse(label) is not None)
+            if not valid and label != INVALID_LABEL:
                 raise OptionError(
                     f"{option} {text!r}: {label!r} is not a label of this {schema.kind} session;"
                     f" labels are {', '.join(schema.labels)}, or {INVALID_LABEL} (no usable answer: stored, never a"
@@ -278,11 +279,13 @@ def _label(record: Record, column: str, cell: str, schema: LabelSchema, label_ma
            kind: str, skip_unmapped: bool = False) -> str | None:
     """The session label of a cell (or `invalid`, through the map); None when --skip-unmapped skips it."""
     if cell in label_map:
-        return label_map[cell]
+        mapped = label_map[cell]
+        return schema.primary.parse(mapped) or mapped if schema.primary is not None else mapped
     if cell in schema.labels:
         return cell
-    if schema.kind == "single" and _INTEGRAL.match(cell) and str(int(float(cell))) in schema.labels:
-        return str(int(float(cell)))
+    parsed = schema.primary.parse(cell) if schema.primary is not None else None
+    if parsed is not None:  # `7.0` for a grade, `2` or `+2` for a graded strength
+        return parsed
     if skip_unmapped:
         return None
     codes = f" or a code of --label-map ({', '.join(describe(c) for c in label_map)})" if label_map else ""

@@ -40,16 +40,21 @@ def item_kind_for(schema: LabelSchema) -> str:
 
 
 def check_gold(record: Record, field: str, value: Any, schema: LabelSchema, *, field_kind: str = "field") -> str | None:
-    """A gold label valid for the session's schema (pairwise: slot space; single: a grade)."""
+    """A gold label valid for the session's schema (pairwise: slot space, a preference or, on a graded
+    scale, a strength such as `+2`; single: a grade)."""
     if value is None or value == "":
         return None
     if schema.kind == "rubric":
         raise record.error("no gold label (rubric sessions take none)", field, got=value, field_kind=field_kind)
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
-    if not isinstance(value, str) or value not in schema.labels:
-        raise record.error(f"a label among {', '.join(schema.labels)}", field, got=value, field_kind=field_kind)
-    return value
+    if isinstance(value, str) and value in schema.gold_labels:
+        return value
+    primary = schema.primary
+    parsed = primary.parse(value) if primary is not None and isinstance(value, str) else None
+    if parsed is None:
+        raise record.error(f"a label among {', '.join(schema.gold_labels)}", field, got=value, field_kind=field_kind)
+    return parsed
 
 
 def check_kind(record: Record, item: Item, schema: LabelSchema, field: str = "responses", field_kind: str = "field",
