@@ -39,24 +39,32 @@ def start(session: str, annotator: str) -> None:
 @click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
               envvar="ANNOTATE_DEMO_DIR",
               help="Where the demo session lives (also $ANNOTATE_DEMO_DIR). Default: ~/.cache/annotate/demo.")
+@click.option("--kind", "kind", type=click.Choice(["pairwise", "graded", "aspects", "single", "rubric"]),
+              default="pairwise", show_default=True,
+              help="Which study design: pairwise (four outcomes), graded (a 5-point preference with both bad),"
+                   " aspects (one row per aspect of a pair), single (a 1-10 grade) or rubric (five criteria).")
 @domain_errors
-def demo(annotator: str | None, fresh: bool, folder: Path | None) -> None:
-    """Try the annotation screen on a demo session of pairwise chat items.
+def demo(annotator: str | None, fresh: bool, folder: Path | None, kind: str) -> None:
+    """Try the annotation screen on a demo session (pairwise chat items unless --kind says otherwise).
 
     The demo lives in a cache folder, not in ./sessions; running it again resumes where you
-    stopped. Keys: 1 Left better, 2 Right better, 3 Tie, 4 Both bad, Enter to submit, ? for help.
+    stopped. Keys: 1 Left better, 2 Right better, 3 Tie, 4 Both bad, Enter to submit, ? for help
+    (the other kinds say their keys on screen and in ?).
 
     \b
     Example:
       annotate demo
       annotate demo --fresh
+      annotate demo --kind graded
+      annotate demo --kind aspects
     """
     import getpass
 
     from annotate.demo import prepare_demo
     from annotate.tui import run_app
 
-    resume = ["demo"] + (["--annotator", annotator] if annotator is not None else [])
+    resume = ["demo"] + (["--kind", kind] if kind != "pairwise" else [])
+    resume += ["--annotator", annotator] if annotator is not None else []
     resume += ["--dir", str(folder)] if folder is not None else []
     if annotator is None:
         try:
@@ -65,6 +73,6 @@ def demo(annotator: str | None, fresh: bool, folder: Path | None) -> None:
             annotator = "demo"
         if not annotator or not annotator[0].isalnum():
             annotator = "demo"
-    spec = prepare_demo(folder, fresh=fresh)
+    spec = prepare_demo(folder, fresh=fresh, kind=kind)
     summary = run_app(spec, annotator_name(annotator))
     echo(summary.line(command(*resume)))

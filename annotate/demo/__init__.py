@@ -1,8 +1,9 @@
-"""The demo: a scratch project with a pairwise session and the shipped demo items.
+"""The demos: a scratch project with one session per study design and the shipped demo items.
 
-`annotate demo` opens the annotation screen on it. It lives in a cache folder, never in the
-user's ./sessions, so trying the tool leaves their project alone; a second run reuses the
-session, so an annotator resumes where they stopped.
+`annotate demo` opens the annotation screen on the pairwise demo; `annotate demo --kind graded`
+(or aspects, single, rubric) on the others. They live in a cache folder, never in the user's
+./sessions, so trying the tool leaves their project alone; a second run reuses the session, so an
+annotator resumes where they stopped. The items were written for annotate (no public data).
 """
 
 from __future__ import annotations
@@ -18,6 +19,16 @@ DEMO_SEED = 20240601
 """Fixed, so every demo run shows the same order and sides."""
 DEMO_GUIDELINE = "pairwise-chat"
 ITEMS_FILE = "items.jsonl"
+SINGLE_ITEMS_FILE = "single_items.jsonl"
+
+DEMOS: dict[str, tuple[str, str, str, str | None, str]] = {
+    "pairwise": (DEMO_NAME, "pairwise", "outcomes", DEMO_GUIDELINE, ITEMS_FILE),
+    "graded": ("demo-graded", "pairwise", "graded-5", None, ITEMS_FILE),
+    "aspects": ("demo-aspects", "pairwise", "aspects", None, ITEMS_FILE),
+    "single": ("demo-single", "single", "outcomes", None, SINGLE_ITEMS_FILE),
+    "rubric": ("demo-rubric", "rubric", "outcomes", None, SINGLE_ITEMS_FILE),
+}
+"""Demo kind -> (session name, task kind, design, guideline (None: the design's), items file)."""
 
 
 def default_folder() -> Path:
@@ -26,33 +37,36 @@ def default_folder() -> Path:
     return Path(cache) / "annotate" / "demo"
 
 
-def prepare_demo(folder: Path | None = None, fresh: bool = False) -> SessionSpec:
-    """Create (if missing) the demo project at `folder` and return its session spec.
+def prepare_demo(folder: Path | None = None, fresh: bool = False, kind: str = "pairwise") -> SessionSpec:
+    """Create (if missing) the demo project at `folder` and return the spec of its `kind` demo.
 
-    The project is `folder/sessions/demo.toml` plus its database, a pairwise session under the
-    pairwise-chat guideline with a fixed seed, holding the items shipped in
-    annotate/demo/items.jsonl. The import is idempotent, so calling this again reuses the
-    session and its judgments. fresh=True deletes the demo session (its spec and database files,
-    nothing else in `folder`) and starts over.
+    The project holds `folder/sessions/<name>.toml` plus its database for each demo opened so far
+    (DEMOS: pairwise, graded, aspects, single, rubric), each with a fixed seed and the items shipped
+    in annotate/demo/. The import is idempotent, so calling this again reuses the session and its
+    judgments. fresh=True deletes that demo session (its spec and database files, nothing else in
+    `folder`) and starts over.
     """
     from annotate.formats import import_items
     from annotate.session import create_session, open_store
     from annotate.spec import load_spec
 
+    if kind not in DEMOS:
+        raise ValueError(f"--kind {kind!r}: expected one of {', '.join(DEMOS)}")
+    name, task, design, guideline, items_file = DEMOS[kind]
     folder = Path(folder) if folder is not None else default_folder()
     sessions = folder / "sessions"
-    spec_path = sessions / f"{DEMO_NAME}.toml"
+    spec_path = sessions / f"{name}.toml"
     if fresh:
-        _check_is_demo(spec_path)
-        for name in (f"{DEMO_NAME}.toml", f"{DEMO_NAME}.db", f"{DEMO_NAME}.db-wal", f"{DEMO_NAME}.db-shm"):
-            (sessions / name).unlink(missing_ok=True)
+        _check_is_demo(spec_path, kind)
+        for suffix in (".toml", ".db", ".db-wal", ".db-shm"):
+            (sessions / f"{name}{suffix}").unlink(missing_ok=True)
     if spec_path.is_file():
         spec = load_spec(spec_path)
     else:
-        spec = create_session(DEMO_NAME, "pairwise", DEMO_GUIDELINE, DEMO_SEED, folder=sessions)
-    items = resources.files(__name__) / ITEMS_FILE
+        spec = create_session(name, task, guideline, DEMO_SEED, folder=sessions, design=design)
+    items = resources.files(__name__) / items_file
     with resources.as_file(items) as items_path, open_store(spec, create=True) as store:  # recreated if deleted
-        if store.get_meta(DEMO_META_KEY) is None and _looks_like_demo(spec):
+        if store.get_meta(DEMO_META_KEY) is None and _looks_like_demo(spec, kind):
             store.set_meta(DEMO_META_KEY, "1")
         import_items(store, spec.schema, items_path, format="native")
     return spec
@@ -62,11 +76,16 @@ DEMO_META_KEY = "demo"
 """Set in the demo's own session file: `--fresh` deletes only a session that has it."""
 
 
-def _looks_like_demo(spec: SessionSpec) -> bool:
-    return (spec.name, spec.kind, spec.seed, spec.guideline) == (DEMO_NAME, "pairwise", DEMO_SEED, DEMO_GUIDELINE)
+def _looks_like_demo(spec: SessionSpec, kind: str) -> bool:
+    from annotate.design.templates import design_guideline
+    from annotate.spec import DEFAULT_GUIDELINE
+
+    name, task, design, guideline, _items = DEMOS[kind]
+    expected = guideline or (design_guideline(design) if task == "pairwise" else DEFAULT_GUIDELINE[task])
+    return (spec.name, spec.kind, spec.seed, spec.guideline) == (name, task, DEMO_SEED, expected)
 
 
-def _check_is_demo(spec_path: Path) -> None:
+def _check_is_demo(spec_path: Path, kind: str) -> None:
     """Refuse to delete a session that `annotate demo` did not make (a `--dir` pointing at a project
     with a session called demo)."""
     from annotate.session import SessionError
@@ -80,7 +99,7 @@ def _check_is_demo(spec_path: Path) -> None:
     if spec.db.is_file():
         with Store.open(spec.db) as store:
             marked = store.get_meta(DEMO_META_KEY) == "1"
-    if not marked or not _looks_like_demo(spec):
+    if not marked or not _looks_like_demo(spec, kind):
         raise SessionError(
             f"{spec_path} is not the demo's own session (annotate demo did not make it); --fresh deletes only the"
             " demo's files: choose another --dir"

@@ -124,3 +124,16 @@ async def test_aspects_arrows_move_between_rows_and_revise(tmp_path: Path) -> No
     assert dict(judgment.scores) == {"correctness": left, "helpfulness": right, "safety": left,
                                      "overall": "+2" if left == "A" else "-2"}
     store.close()
+
+
+async def test_help_lists_the_schemas_keys(tmp_path: Path) -> None:
+    spec, store = make_session(tmp_path, design="aspects", items=[pairwise_item(i) for i in range(2)])
+    app = make_app(spec, store, "hal", open_guideline=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        text, _ = screen_render(app)
+        assert "Aspect: overall" in text and "Right much better" in text and "Next aspect" in text
+        assert "Left better" in text  # the four-outcome rows
+    store.close()

@@ -37,3 +37,39 @@ def test_pairwise_160x48(snap_compare, tmp_path: Path) -> None:
         assert snap_compare(app, terminal_size=(160, 48), press=["2", "c", "4"])
     finally:
         store.close()
+
+
+def test_graded_80x24(snap_compare, tmp_path: Path) -> None:
+    spec, store = make_session(tmp_path, design="graded-7")
+    app = make_app(spec, store, "snap", open_guideline=False, sitting_clock=lambda: 0.0)
+    try:
+        assert snap_compare(app, terminal_size=(80, 24), press=["3"])
+    finally:
+        store.close()
+
+
+def test_graded_160x48(snap_compare, tmp_path: Path) -> None:
+    spec, store = make_session(tmp_path, design="graded-5")
+    app = make_app(spec, store, "snap", open_guideline=False, sitting_clock=lambda: 0.0)
+    try:
+        assert snap_compare(app, terminal_size=(160, 48), press=["5"])
+    finally:
+        store.close()
+
+
+def test_aspects_80x24(snap_compare, tmp_path: Path) -> None:
+    spec, store = make_session(tmp_path, design="aspects")
+    app = make_app(spec, store, "snap", open_guideline=False, sitting_clock=lambda: 0.0)
+    try:
+        assert snap_compare(app, terminal_size=(80, 24), press=["1", "2"])
+    finally:
+        store.close()
+
+
+def test_aspects_160x48(snap_compare, tmp_path: Path) -> None:
+    spec, store = make_session(tmp_path, design="aspects")
+    app = make_app(spec, store, "snap", open_guideline=False, sitting_clock=lambda: 0.0)
+    try:
+        assert snap_compare(app, terminal_size=(160, 48), press=["1", "2", "3", "4"])
+    finally:
+        store.close()

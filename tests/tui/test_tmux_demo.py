@@ -23,3 +23,22 @@ def test_demo_in_tmux() -> None:
                             env={**os.environ, **env})
     assert result.returncode == 0, result.stdout + result.stderr
     assert "ok: 3 judgments" in result.stdout
+
+
+KIND_SCRIPT = SCRIPT.with_name("tmux_demo_kind_check.sh")
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize(("kind", "keys", "size"), [
+    ("graded", "2", ("100", "30")), ("aspects", "1132", ("80", "24")), ("single", "7", ("100", "30")),
+    ("rubric", "33333", ("100", "30")),
+])
+def test_each_demo_kind_opens_and_stores_an_answer(kind: str, keys: str, size: tuple[str, str]) -> None:
+    annotate = Path(sys.executable).with_name("annotate")
+    env = {"PYTHON": sys.executable}
+    if annotate.exists():
+        env["ANNOTATE"] = str(annotate)
+    result = subprocess.run(["bash", str(KIND_SCRIPT), kind, keys, *size], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, **env})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"ok: {kind}: 1 judgment" in result.stdout
