@@ -25,6 +25,7 @@ import random
 from collections import defaultdict
 from dataclasses import dataclass
 
+from annotate.design import LabelSchema, order_of
 from annotate.model import Assignment, slot_to_side
 from annotate.spec import SessionSpec
 from annotate.store import Store
@@ -125,11 +126,16 @@ def reference_labels(store: Store) -> dict[str, str]:
     return labels
 
 
-def vote_text(vote: Vote, kind: str, swapped: bool) -> str:
+def vote_text(vote: Vote, kind: str, swapped: bool, schema: LabelSchema | None = None) -> str:
     """A vote as the adjudicator should read it: pairwise labels in the adjudicator's own side
-    mapping (`swapped` is the adjudication assignment's), grades as they are."""
+    mapping (`swapped` is the adjudication assignment's), in the words of the session's schema when
+    given (`Left much better` for a graded `+2`), grades as they are."""
     if kind != "pairwise":
         return f"grade {vote.label}"
+    primary = schema.primary if schema is not None else None
+    if primary is not None:
+        value = primary.parse(vote.label)
+        return vote.label if value is None else primary.text_of(value, order_of(swapped))
     try:
         return SIDE_TEXT[slot_to_side(vote.label, swapped)]
     except ValueError:

@@ -18,6 +18,7 @@ For comparison it also times Textual's own `Markdown` widget updating to the sam
 
     python bench/bench_tui.py                # 200 items per size
     python bench/bench_tui.py --items 50 --sizes 10000
+    python bench/bench_tui.py --design aspects   # the aspect rows screen (also graded-5, graded-7)
 
 Targets (issue): p95 under 50 ms at 10k characters; launch under 1 s.
 """
@@ -102,13 +103,16 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
-async def key_to_paint(folder: Path, chars: int, n: int, rapid: bool) -> list[float]:
-    """Milliseconds from Enter to the next item painted, for n - 1 submits."""
+async def key_to_paint(folder: Path, chars: int, n: int, rapid: bool, design: str = "outcomes") -> list[float]:
+    """Milliseconds from Enter to the next item painted, for n - 1 submits; `design` is the pairwise
+    study design (one `1` is pressed per question before Enter: four for the aspects design)."""
     from textual import events
 
     from annotate.tui import make_app
 
-    spec = create_session(f"bench{chars}", "pairwise", seed=1, folder=folder / "sessions")
+    spec = create_session(f"bench{chars}{design.replace('-', '')}", "pairwise", seed=1, folder=folder / "sessions",
+                          design=design)
+    answer = ["1"] * len(spec.schema.questions)
     with open_store(spec) as store:
         store.add_items(make_items(n, chars))
         app = make_app(spec, store, "bench", open_guideline=False)
@@ -125,11 +129,12 @@ async def key_to_paint(folder: Path, chars: int, n: int, rapid: bool) -> list[fl
                 if rapid:  # straight to the driver: Pilot.press waits for the process to go idle
                     driver = app._driver
                     assert driver is not None
-                    driver.send_message(events.Key("1", "1"))
+                    for key in answer:
+                        driver.send_message(events.Key(key, key))
                     start = time.monotonic_ns()
                     driver.send_message(events.Key("enter", "\r"))
                 else:
-                    await pilot.press("1")
+                    await pilot.press(*answer)
                     start = time.monotonic_ns()
                     await pilot.press("enter")
                 while len(painted) == before:
@@ -212,13 +217,16 @@ def main() -> None:
     parser.add_argument("--launch-runs", type=int, default=5)
     parser.add_argument("--widget-runs", type=int, default=10)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--design", choices=["outcomes", "graded-5", "graded-7", "aspects"], default="outcomes",
+                        help="the pairwise study design of the session (annotate init --design)")
     args = parser.parse_args()
 
     results: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for chars in args.sizes:
-            results[f"key_to_paint_{chars}"] = summary(asyncio.run(key_to_paint(folder, chars, args.items, args.rapid)))
+            results[f"key_to_paint_{chars}"] = summary(
+                asyncio.run(key_to_paint(folder, chars, args.items, args.rapid, args.design)))
         results["launch_to_first_item_10000"] = summary(launch_times(folder, 10_000, args.launch_runs))
         if args.widget_runs:
             for chars in (2000, 10_000):
@@ -228,7 +236,7 @@ def main() -> None:
         print(json.dumps(results, indent=2))
         return
     mode = "rapid (no read-ahead wait)" if args.rapid else "annotator pace (read-ahead finished)"
-    print(f"annotate TUI benchmark, 160x48 headless, {mode}")
+    print(f"annotate TUI benchmark, 160x48 headless, {mode}, design {args.design}")
     for name, s in results.items():
         assert isinstance(s, dict)
         print(f"  {name:<36} n={s['n']:<4} median {s['median_ms']:>7.1f} ms   p95 {s['p95_ms']:>7.1f} ms"

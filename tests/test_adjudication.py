@@ -154,3 +154,13 @@ def test_items_export_carries_the_adjudicated_label(team) -> None:
     columns, rows = export_rows(store, "items")
     assert "adjudicated" in columns
     assert {row["id"]: row["adjudicated"] for row in rows if row["adjudicated"]} == {"q02": "tie"}
+
+
+def test_vote_text_of_a_graded_vote_reads_in_the_adjudicators_sides() -> None:
+    from annotate.design import Graded, LabelSchema
+
+    schema = LabelSchema.pairwise(Graded(points=5, both_bad=True))
+    vote = Vote("amy", "+2", "", None, False)
+    assert vote_text(vote, "pairwise", swapped=False, schema=schema) == "Left much better"
+    assert vote_text(vote, "pairwise", swapped=True, schema=schema) == "Right much better"
+    assert vote_text(Vote("bo", "both_bad", "", None, True), "pairwise", swapped=False, schema=schema) == "Both bad"

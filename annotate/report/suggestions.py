@@ -26,6 +26,22 @@ SECTION_KEY = "suggestions"
 TITLE = "Suggestions"
 
 
+def _as_preferences(spec: SessionSpec, frame: Any) -> Any:
+    """Graded answers as the preference they collapse to, so they compare with a suggestion's A / B /
+    tie / both_bad (other designs: unchanged)."""
+    primary = spec.schema.primary
+    if primary is None or not primary.collapse_rule:
+        return frame
+
+    def collapse(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        parsed = primary.parse(value)
+        return primary.preference(parsed) if parsed is not None else value
+
+    return frame.assign(**{c: frame[c].map(collapse) for c in ("final_label", "initial_label", "gold")})
+
+
 def suggestions_section(
     spec: SessionSpec, store: Store, *, n_boot: int, seed: int, max_rows: int = 100, n_perm: int | None = None,
 ) -> tuple[Section, dict[str, Any]] | None:
@@ -34,7 +50,7 @@ def suggestions_section(
     from annotate.experiment import EXPERIMENT_META_KEY, stored_redraws
     from annotate.store.suggestion_frames import anchoring_frame
 
-    frame = anchoring_frame(store)
+    frame = _as_preferences(spec, anchoring_frame(store))
     linked = frame["suggestion"].notna()
     if not linked.any() and set(frame["condition"].dropna()) <= {"none"}:
         return None

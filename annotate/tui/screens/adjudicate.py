@@ -25,6 +25,7 @@ from textual.widget import Widget
 
 from annotate import adjudication
 from annotate.adjudication import Vote, vote_text
+from annotate.design import LabelSchema
 from annotate.guidelines import Guideline, load_guideline
 from annotate.model import Assignment, Item
 from annotate.safe_text import sanitize
@@ -67,8 +68,9 @@ class VotesPanel(Widget):
                 out.append(sanitize(note).replace("\n", " "))
         return out
 
-    def show(self, votes: tuple[Vote, ...], kind: str, swapped: bool) -> None:
-        """Show `votes` for an adjudication assignment with side mapping `swapped`."""
+    def show(self, votes: tuple[Vote, ...], kind: str, swapped: bool, schema: LabelSchema | None = None) -> None:
+        """Show `votes` for an adjudication assignment with side mapping `swapped` (in the words of
+        the session's label `schema`)."""
         lines = []
         for vote in votes:
             confidence = f"confidence {vote.confidence}/5" if vote.confidence else ""
@@ -80,7 +82,7 @@ class VotesPanel(Widget):
                 note = f"“{text}”"
                 if kind == "pairwise" and vote.swapped != swapped:
                     note += " (their left and right were the other way round)"
-            lines.append((vote.annotator, vote_text(vote, kind, swapped), confidence, note))
+            lines.append((vote.annotator, vote_text(vote, kind, swapped, schema), confidence, note))
         self.lines = tuple(lines)
 
 
@@ -99,7 +101,8 @@ class _Adjudicating:
         super().show_item(item, assignment)  # type: ignore[misc]
         app = self.annotate_app
         votes = app.votes.get(item.id, ())
-        self.query_one(VotesPanel).show(votes, app.spec.kind, assignment.swapped)  # type: ignore[attr-defined]
+        self.query_one(VotesPanel).show(  # type: ignore[attr-defined]
+            votes, app.spec.kind, assignment.swapped, app.spec.schema)
         self.record(  # type: ignore[attr-defined]
             "adjudicate.votes_shown", by_annotator=False, annotators=[v.annotator for v in votes],
         )
