@@ -185,7 +185,7 @@ def test_every_format_renders_and_json_round_trips(session) -> None:
     assert set(data) == {"report_version", "session", "summary", "agreement", "judges", "pairwise", "biases",
                          "quality", "ranking", "grades", "aspects"}
     assert set(data["agreement"]) == {"level", "thresholds", "overall", "overall_raters", "per_cohort",
-                                      "per_annotator", "per_category", "per_criterion"}
+                                      "per_annotator", "per_category", "per_criterion", "collapsed"}
 
 
 def test_an_empty_session_still_reports(pairwise_spec, store) -> None:
