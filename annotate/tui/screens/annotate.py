@@ -164,7 +164,6 @@ class PairwiseScreen(ItemScreen):
             form.questions = self.questions
             form.answers = dict(self.answers)
             form.current = self.current
-            form.refresh(layout=True)
             bar.options = ()
             bar.short_options = ()
             bar.prefix = "Aspects"

@@ -23,7 +23,8 @@ class QuestionForm(Widget):
     QuestionForm { height: auto; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
-    questions: reactive[tuple[Question, ...]] = reactive(())
+    questions: reactive[tuple[Question, ...]] = reactive((), layout=True)
+    """The rows; a change of rows is a change of height (the answers only repaint)."""
     answers: reactive[dict[str, str]] = reactive(dict, always_update=True)
     """Question name -> side-space answer."""
     current: reactive[int] = reactive(0)
