@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-TaskKind = Literal["pairwise", "single", "rubric"]
-ItemKind = Literal["pairwise", "single"]
+TaskKind = Literal["pairwise", "single", "rubric", "ranking"]
+ItemKind = Literal["pairwise", "single", "ranking"]
 Cohort = Literal["expert", "crowd", "author", "llm"]
 
-TASK_KINDS: tuple[str, ...] = ("pairwise", "single", "rubric")
+TASK_KINDS: tuple[str, ...] = ("pairwise", "single", "rubric", "ranking")
 COHORTS: tuple[str, ...] = ("expert", "crowd", "author", "llm")
 """Rater cohorts. Every cohort but `llm` is people; `author` is the people who wrote a benchmark
 (MT-Bench's `author_N`), kept apart from its expert annotators."""
@@ -47,7 +47,7 @@ class Response:
     """The answer in one slot of an item."""
 
     slot: str
-    """`A` or `B` (single-response items use `A` only)."""
+    """`A` or `B` (single-response items use `A` only; ranking items A, B, C, ... up to F)."""
     text: str
     """The final assistant message being judged."""
     model: str | None = None
@@ -59,7 +59,7 @@ class Response:
 
 @dataclass(frozen=True)
 class Item:
-    """A thing to judge: a prompt or conversation and one or two responses."""
+    """A thing to judge: a prompt or conversation and one, two or (ranking) k responses."""
 
     id: str
     kind: ItemKind
@@ -117,6 +117,9 @@ class Assignment:
     """`main`, `gold`, `attention` or `repeat` (planning adds the quality items)."""
     suggestion_id: int | None = None
     seed: int | None = None
+    order: tuple[str, ...] = ()
+    """Ranking items: the slots at display positions 1, 2, ... (`("C", "A", "D", "B")`: slot C shown
+    first); empty for pairs (`swapped` says their order) and single responses."""
 
 
 @dataclass(frozen=True)

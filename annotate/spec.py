@@ -21,7 +21,8 @@ from annotate.nesting import deep_line, nesting_error, too_deep
 
 SESSION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 GUIDELINE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
-DEFAULT_GUIDELINE = {"pairwise": "pairwise-chat", "single": "single-grade", "rubric": "rubric-helpsteer"}
+DEFAULT_GUIDELINE = {"pairwise": "pairwise-chat", "single": "single-grade", "rubric": "rubric-helpsteer",
+                     "ranking": "ranking-responses"}
 DISPLAY_MODES = ("none", "upfront", "after", "on_request")
 
 
@@ -244,7 +245,7 @@ def render_spec(
         "# annotate session spec. Edit by hand; `annotate status` validates it.",
         "[session]",
         f'name = "{name}"',
-        f'kind = "{kind}"              # pairwise | single | rubric',
+        f'kind = "{kind}"              # pairwise | single | rubric | ranking',
         f'guideline = "{guideline}"    # a file guidelines/<id>.md',
         f"seed = {seed}                # drives every random choice (order, sides, plan)",
         f'db = "{db}"                  # the SQLite file, beside this spec',
@@ -258,6 +259,10 @@ def render_spec(
         lines += ["[labels]"]
         for criterion in RUBRIC_CRITERIA:
             lines += ["[[labels.criteria]]", f'name = "{criterion}"', "scale = [0, 4]", ""]
+    elif kind == "ranking":
+        lines += ["[labels]                      # put each item's k responses in order, best first",
+                  "k = 4                         # responses per item (slots A, B, C, ...), 3 to 6",
+                  "ties = true                   # may two responses share a place", ""]
     lines += [
         "[plan]                        # filled by `annotate plan`",
         "annotators = []",

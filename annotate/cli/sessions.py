@@ -13,8 +13,9 @@ from annotate.safe_text import one_line
 
 @main.command()
 @click.argument("name")
-@click.option("--kind", type=click.Choice(["pairwise", "single", "rubric"]), required=True,
-              help="pairwise: A / B / tie / both_bad; single: a 1..N grade; rubric: criteria.")
+@click.option("--kind", type=click.Choice(["pairwise", "single", "rubric", "ranking"]), required=True,
+              help="pairwise: A / B / tie / both_bad; single: a 1..N grade; rubric: criteria; ranking: k responses"
+                   " (3 to 6, set k in [labels]) put in order, ties allowed.")
 @click.option("--guideline", default=None, metavar="ID",
               help="Guideline id (a file guidelines/ID.md). Default: the kind's shipped one.")
 @click.option("--seed", type=int, default=None,
@@ -33,6 +34,7 @@ def init(name: str, kind: str, guideline: str | None, seed: int | None, design: 
       annotate init chat-evals --kind pairwise
       annotate init strength --kind pairwise --design graded-5
       annotate init essays --kind single --guideline single-grade
+      annotate init leaderboard --kind ranking
     """
     import zlib
 
@@ -48,7 +50,7 @@ def init(name: str, kind: str, guideline: str | None, seed: int | None, design: 
     load_guideline(guideline, folder.parent)  # found and readable (front matter), or an error naming the file
     seed = seed if seed is not None else zlib.crc32(name.encode("utf-8"))
     spec = create_session(name, kind, guideline, seed, folder=folder, design=design)
-    shape = "" if design == "outcomes" else f", {spec.schema.summary()}"
+    shape = "" if design == "outcomes" and kind != "ranking" else f", {spec.schema.summary()}"
     echo(f"created {rel(spec.path)} and {rel(spec.db)} ({kind}{shape}, guideline {guideline})")
     echo(f"next: annotate import {name} FILE")
 

@@ -21,6 +21,7 @@ from annotate.design.questions import (
     order_of,
     signed,
 )
+from annotate.design.ranking import MAX_K, MIN_K, RANK_SLOTS, Ranking, ordinal
 from annotate.design.schema import (
     OVERALL,
     RUBRIC_CRITERIA,
@@ -32,9 +33,12 @@ from annotate.design.schema import (
 __all__ = [
     "GRADED_POINTS",
     "MAX_ASPECTS",
+    "MAX_K",
+    "MIN_K",
     "OVERALL",
     "PAIRWISE_SCALES",
     "PREFERENCES",
+    "RANK_SLOTS",
     "RUBRIC_CRITERIA",
     "Choice",
     "Criterion",
@@ -45,9 +49,11 @@ __all__ = [
     "Order",
     "Outcomes",
     "Question",
+    "Ranking",
     "describe_identity",
     "grade_keys",
     "order_of",
+    "ordinal",
     "parse_labels",
     "signed",
 ]

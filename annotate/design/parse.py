@@ -19,6 +19,10 @@ scale = [1, 10]
 name = "helpfulness"
 scale = [0, 4]
 description = "..."
+
+[labels]                      # ranking
+k = 4                         # responses ranked per item, 3 to 6
+ties = true                   # may two responses share a place (default true)
 ```
 
 A bad table raises `LabelsError(key, expected)`; `annotate.spec` adds the file.
@@ -32,6 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from annotate.design.questions import GRADED_POINTS, PREFERENCES, Grade, Graded, Outcomes, Question
+from annotate.design.ranking import MAX_K, MIN_K, Ranking
 from annotate.design.schema import RUBRIC_CRITERIA, LabelSchema
 
 PAIRWISE_SCALES = ("outcomes", *(f"graded-{n}" for n in GRADED_POINTS))
@@ -45,6 +50,9 @@ _ASPECT_KEYS = {"name", "scale", "both_bad", "outcomes", "description"}
 _SINGLE_KEYS = {"scale"}
 _RUBRIC_KEYS = {"criteria"}
 _CRITERION_KEYS = {"name", "scale", "description"}
+_RANKING_KEYS = {"k", "ties", "description"}
+_NOT_RANKING = {"k": "k is the number of responses of a ranking session (kind = \"ranking\")",
+                "ties": "ties are for ranking sessions (kind = \"ranking\")"}
 
 
 class LabelsError(ValueError):
@@ -60,12 +68,15 @@ def parse_labels(kind: str, table: Mapping[str, Any]) -> LabelSchema:
     """The schema of a session of `kind` whose [labels] table is `table` ({} when absent)."""
     if kind == "pairwise":
         return _pairwise(table)
+    if kind == "ranking":
+        return _ranking(table)
     if kind == "single":
         _check_keys("labels", table, _SINGLE_KEYS, {"criteria": "no criteria for single (use kind = rubric)",
-                                                    "aspects": "aspects are for pairwise sessions"})
+                                                    "aspects": "aspects are for pairwise sessions", **_NOT_RANKING})
         low, high = _int_scale("labels.scale", table.get("scale", [1, 10]))
         return LabelSchema.single(low, high)
-    _check_keys("labels", table, _RUBRIC_KEYS, {"aspects": "aspects are for pairwise sessions (a rubric has criteria)"})
+    _check_keys("labels", table, _RUBRIC_KEYS, {"aspects": "aspects are for pairwise sessions (a rubric has criteria)",
+                                                **_NOT_RANKING})
     raw = table.get("criteria")
     if raw is None:
         return LabelSchema.rubric(tuple(Grade(n, 0, 4) for n in RUBRIC_CRITERIA))
@@ -76,9 +87,35 @@ def parse_labels(kind: str, table: Mapping[str, Any]) -> LabelSchema:
     return LabelSchema.rubric(criteria)
 
 
+def _ranking(table: Mapping[str, Any]) -> LabelSchema:
+    """`k` (required, MIN_K to MAX_K), `ties` (default true) and `description`."""
+    _check_keys("labels", table, _RANKING_KEYS, {
+        "scale": "a ranking has no scale: it puts the item's k responses in order (set k)",
+        "aspects": "aspects are for pairwise sessions (a ranking session ranks k responses)",
+        "criteria": "criteria are for rubric sessions (a ranking session ranks k responses)",
+        "outcomes": "outcomes are for pairwise sessions (a ranking puts k responses in order)",
+        "both_bad": "both_bad is for pairwise sessions (a ranking puts k responses in order)",
+    })
+    expected = f"an integer from {MIN_K} to {MAX_K}: how many responses each item has to rank"
+    if "k" not in table:
+        raise LabelsError("labels.k", f"{expected} (required for kind = \"ranking\")")
+    k = table["k"]
+    if isinstance(k, bool) or not isinstance(k, int) or not MIN_K <= k <= MAX_K:
+        also = " (two responses are a pairwise session)" if k == 2 else ""
+        raise LabelsError("labels.k", f"{expected}, not {k!r}{also}")
+    ties = table.get("ties", True)
+    if not isinstance(ties, bool):
+        raise LabelsError("labels.ties", f"true or false, not {ties!r}")
+    description = table.get("description", "")
+    if not isinstance(description, str):
+        raise LabelsError("labels.description", f"a string, not {description!r}")
+    return LabelSchema.ranking(Ranking("ranking", k, ties, description))
+
+
 def _pairwise(table: Mapping[str, Any]) -> LabelSchema:
     _check_keys("labels", table, _PAIRWISE_KEYS, {"criteria": "criteria are for rubric sessions (pairwise "
-                                                              "sessions ask aspects: [[labels.aspects]])"})
+                                                              "sessions ask aspects: [[labels.aspects]])",
+                                                  **_NOT_RANKING})
     if "aspects" not in table:
         return LabelSchema.pairwise(_question("labels", "preference", table))
     mixed = [k for k in ("scale", "both_bad", "outcomes") if k in table]

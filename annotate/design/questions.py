@@ -32,8 +32,11 @@ GRADED_POINTS = (5, 7)
 """The graded scales offered: 5 or 7 points, symmetric around "about the same"."""
 
 
-def order_of(swapped: bool) -> Order:
-    """The display order of a two-response assignment: slot A on the left unless swapped."""
+def order_of(swapped: bool, order: Sequence[str] = ()) -> Order:
+    """The display order of an assignment: its stored order of k slots when it has one (a ranking
+    item), else slot A on the left unless swapped (a pair)."""
+    if order:
+        return tuple(order)
     return ("B", "A") if swapped else ("A", "B")
 
 

@@ -7,7 +7,9 @@ A schema is the task kind plus its questions:
 - `aspects` (pairwise): several questions, one per aspect, in `scores` as {aspect: value}, the
   primary aspect's value also in `label`;
 - `grade` (single): one `Grade` question, in `label`;
-- `rubric` (rubric): one `Grade` per criterion, in `scores` as {criterion: int}; `label` empty.
+- `rubric` (rubric): one `Grade` per criterion, in `scores` as {criterion: int}; `label` empty;
+- `ranking` (ranking): one `Ranking` of the item's k responses (`annotate.design.ranking`), in
+  `label` as `C>A=B>D`.
 
 Every value is in slot space. The *primary* question is the one in `label`: the pairwise
 preference that Bradley-Terry, the MT-Bench agreement, position and length bias and adjudication
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotate.design.questions import Grade, Graded, Order, Outcomes, Question
+from annotate.design.ranking import RANK_SLOTS, Ranking
 
 RUBRIC_CRITERIA = ("helpfulness", "correctness", "coherence", "complexity", "verbosity")
 """The default rubric (HelpSteer's five attributes), each 0-4."""
@@ -38,7 +41,7 @@ class LabelSchema:
     """What an answer looks like: the task kind and its questions (module docstring)."""
 
     kind: str
-    """`pairwise`, `single` or `rubric`: what is shown (two responses or one)."""
+    """`pairwise`, `single`, `rubric` or `ranking`: what is shown (two responses, one, or k)."""
     questions: tuple[Question, ...]
     """In the order the screen asks them."""
     primary_name: str = ""
@@ -70,15 +73,21 @@ class LabelSchema:
         return cls("rubric", criteria or tuple(Grade(n, 0, 4) for n in RUBRIC_CRITERIA), "")
 
     @classmethod
+    def ranking(cls, question: Ranking | None = None) -> LabelSchema:
+        """A ranking of the item's k responses (four by default)."""
+        question = question or Ranking()
+        return cls("ranking", (question,), question.name)
+
+    @classmethod
     def default(cls, kind: str) -> LabelSchema:
-        """The schema of a spec without [labels]."""
-        return {"pairwise": cls.pairwise, "single": cls.single, "rubric": cls.rubric}[kind]()
+        """The schema of a spec without [labels] (a ranking spec must say its k; four here)."""
+        return {"pairwise": cls.pairwise, "single": cls.single, "rubric": cls.rubric, "ranking": cls.ranking}[kind]()
 
     # -- what it is ------------------------------------------------------------------------
 
     @property
     def shape(self) -> str:
-        """`outcomes`, `graded`, `aspects`, `grade` or `rubric`."""
+        """`outcomes`, `graded`, `aspects`, `grade`, `rubric` or `ranking`."""
         if self.aspects:
             return "aspects"
         if self.kind == "rubric":
@@ -102,6 +111,33 @@ class LabelSchema:
         return any(q.sided for q in self.questions)
 
     @property
+    def n_responses(self) -> int:
+        """How many responses an item of this schema has: 2 (pairwise), k (ranking) or 1."""
+        primary = self.primary
+        if isinstance(primary, Ranking):
+            return primary.k
+        return 2 if self.kind == "pairwise" else 1
+
+    @property
+    def slots(self) -> tuple[str, ...]:
+        """The response slots of an item, in order: A, B (pairwise), A .. the k-th (ranking) or A."""
+        return RANK_SLOTS[: self.n_responses]
+
+    @property
+    def ranked(self) -> Ranking | None:
+        """The ranking question of a ranking schema (None for every other shape)."""
+        primary = self.primary
+        return primary if isinstance(primary, Ranking) else None
+
+    @property
+    def expected_label(self) -> str:
+        """What a `label` (or gold) of this schema must be, for an error message."""
+        ranked = self.ranked
+        if ranked is not None:
+            return ranked.expected
+        return f"a label among {', '.join(self.gold_labels)}"
+
+    @property
     def in_scores(self) -> bool:
         """Whether answers live in `scores` (rubric criteria, aspects) rather than in `label` alone."""
         return self.aspects or self.kind == "rubric"
@@ -118,7 +154,8 @@ class LabelSchema:
         primary = self.primary
         if primary is None:
             return ()
-        extra = tuple(p for p in ("A", "B", "tie", "both_bad") if primary.sided and p not in primary.values)
+        pairwise = primary.sided and not isinstance(primary, Ranking)
+        extra = tuple(p for p in ("A", "B", "tie", "both_bad") if pairwise and p not in primary.values)
         return primary.values + extra
 
     @property
@@ -187,7 +224,8 @@ class LabelSchema:
             "scale": list(self.scale),
             "criteria": [c.identity() for c in self.criteria],
         }
-        if self.shape in ("graded", "aspects") or (self.shape == "outcomes" and self.labels != Outcomes().values):
+        subset = self.shape == "outcomes" and self.labels != Outcomes().values
+        if self.shape in ("graded", "aspects", "ranking") or subset:
             out["questions"] = [q.identity() for q in self.questions]
             out["primary"] = self.primary_name
         return out
@@ -214,7 +252,9 @@ def describe_identity(identity: Any) -> str:
         for q in questions:
             if not isinstance(q, dict):
                 continue
-            if q.get("shape") == "graded":
+            if q.get("shape") == "ranking":
+                parts.append(f"a ranking of {q.get('k')} responses" + ("" if q.get("ties", True) else " without ties"))
+            elif q.get("shape") == "graded":
                 parts.append(f"{q.get('name')} {q.get('points')}-point graded" + (" + both bad" if q.get("both_bad")
                                                                                  else ""))
             else:

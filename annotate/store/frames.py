@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 VOTE_COLUMNS = (
     "item", "rater", "cohort", "label", "source", "raw", "category", "model_a", "model_b",
     "len_a", "len_b", "gold", "swapped", "label_side", "confidence", "active_ms", "submit_ms",
-    "purpose", "condition", "initial_label", "judgment_id", "shown_first", "turn",
+    "purpose", "condition", "initial_label", "judgment_id", "shown_first", "turn", "display_order",
 )
 
 
@@ -60,7 +60,8 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
 
     Columns VOTE_COLUMNS. `label` is in slot space (A, B, tie, both_bad for pairwise; the grade
     as text for single; None for rubric judgments, whose scores are in `scores_frame`).
-    `swapped`, `label_side`, timings, `purpose` and `condition` are set for judgments only;
+    `swapped`, `label_side`, timings, `purpose`, `condition` and `display_order` (ranking items: the
+    slots at display positions 1, 2, ... as one string, `CADB`) are set for judgments only;
     `shown_first` (the slot the rater saw first, A or B) for external labels whose source says.
     Skips are left out unless include_skips.
     """
@@ -69,7 +70,7 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
     judged = store.frame(
         "SELECT j.id AS judgment_id, a.item_id AS item, n.name AS rater, n.cohort, j.label,"
         " j.skip_reason, a.swapped, j.confidence, j.active_ms, j.submit_ms, a.purpose, a.condition,"
-        " j.initial_label FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
+        " j.initial_label, a.display_order FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
         " JOIN annotators n ON n.id = a.annotator_id WHERE j.superseded_by IS NULL ORDER BY j.id"
     )
     if not include_skips:
@@ -88,6 +89,20 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
     items = items_frame(store).drop(columns=["kind"])
     votes = votes.merge(items, on="item", how="left")
     return votes.reindex(columns=list(VOTE_COLUMNS)).reset_index(drop=True)
+
+
+RESPONSE_COLUMNS = ("item", "slot", "model", "chars")
+
+
+def responses_frame(store: Store) -> pd.DataFrame:
+    """One row per response of every item, in item and slot order: item, slot, model (None when not
+    named), chars (characters of the response judged). Lengths are counted in SQL; no text is loaded.
+    Ranking items have k rows; the votes frame's model_a / model_b name only slots A and B."""
+    return store.frame(
+        "SELECT i.id AS item, json_extract(r.value, '$.slot') AS slot, json_extract(r.value, '$.model') AS model,"
+        " length(json_extract(r.value, '$.text')) AS chars FROM items i, json_each(i.responses) r"
+        " ORDER BY i.rowid, r.key"
+    ).reindex(columns=list(RESPONSE_COLUMNS))
 
 
 _WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())

@@ -422,8 +422,10 @@ def _map_assignment(db: Any, source: _Source, other_id: int, annotators: _Annota
         ))
         return None
     here = db.execute(
-        "SELECT id, item_id, swapped FROM assignments WHERE annotator_id = ? AND position = ?", [annotator_id, position]
+        "SELECT id, item_id, swapped, display_order FROM assignments WHERE annotator_id = ? AND position = ?",
+        [annotator_id, position],
     ).fetchone()
+    order = row.get("display_order") or None  # a copy made before display orders existed has none
     if here is not None:
         if here[1] != item_id:
             counts.conflicts.append(MergeConflict(
@@ -437,6 +439,12 @@ def _map_assignment(db: Any, source: _Source, other_id: int, annotators: _Annota
                 "the same assignment shows the sides the other way round here",
             ))
             return None
+        if (here[3] or None) != order:
+            counts.conflicts.append(MergeConflict(
+                name, item_id, position, f"display order {here[3] or '-'}", f"display order {order or '-'}",
+                "the same assignment shows the responses in another order here",
+            ))
+            return None
         if not _same_item(db, source, item_id):
             counts.conflicts.append(_item_conflict(name, item_id, position))
             return None
@@ -447,9 +455,9 @@ def _map_assignment(db: Any, source: _Source, other_id: int, annotators: _Annota
     # suggestions are not merged: the assignment keeps its condition, not the link
     cursor = db.execute(
         "INSERT INTO assignments (annotator_id, item_id, position, swapped, condition, purpose, suggestion_id, seed,"
-        " created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " created, display_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [annotator_id, item_id, position, row["swapped"], row["condition"], row["purpose"], None,
-         row["seed"], row.get("created") or utc_now()],
+         row["seed"], row.get("created") or utc_now(), order],
     )
     counts.assignments += 1
     return int(cursor.lastrowid or 0)

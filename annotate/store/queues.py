@@ -20,7 +20,7 @@ from annotate.store.store import Store, _judgment_from_row
 _PURPOSE = {False: "a.purpose != 'adjudication'", True: "a.purpose = 'adjudication'"}
 
 _ASSIGNMENT_COLUMNS = (
-    "a.id, n.name, a.item_id, a.position, a.swapped, a.condition, a.purpose, a.suggestion_id, a.seed"
+    "a.id, n.name, a.item_id, a.position, a.swapped, a.condition, a.purpose, a.suggestion_id, a.seed, a.display_order"
 )
 
 

@@ -211,10 +211,17 @@ def _v6_links(db: sqlite_utils.Database) -> None:
     )
 
 
+def _v7_display_order(db: sqlite_utils.Database) -> None:
+    """The display order of a ranking assignment: the slots at positions 1, 2, ... as one string
+    (`CADB`: slot C shown first); NULL for pairs, whose `swapped` flag says it, and single responses."""
+    db["assignments"].add_column("display_order", str)
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial, _v2_suggestion_failures, _v3_merges, _v4_identity, _v5_external_label_order, _v6_links,
+    _v7_display_order,
 )
 """MIGRATIONS[i] takes the schema from version i to version i + 1."""
 

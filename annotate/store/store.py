@@ -330,23 +330,23 @@ class Store:
             for a in assignments:
                 cursor = db.execute(
                     "INSERT INTO assignments (annotator_id, item_id, position, swapped, condition,"
-                    " purpose, suggestion_id, seed, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " purpose, suggestion_id, seed, created, display_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [ids[a.annotator], a.item_id, a.position, int(a.swapped), a.condition,
-                     a.purpose, a.suggestion_id, a.seed, created],
+                     a.purpose, a.suggestion_id, a.seed, created, "".join(a.order) or None],
                 )
                 stored.append(replace(a, id=int(cursor.lastrowid or 0)))
         return stored
 
     _ASSIGNMENT_SQL = (
         "SELECT a.id, n.name, a.item_id, a.position, a.swapped, a.condition, a.purpose,"
-        " a.suggestion_id, a.seed FROM assignments a JOIN annotators n ON n.id = a.annotator_id"
+        " a.suggestion_id, a.seed, a.display_order FROM assignments a JOIN annotators n ON n.id = a.annotator_id"
     )
 
     @staticmethod
     def _assignment(row: Sequence[Any]) -> Assignment:
         return Assignment(
             id=row[0], annotator=row[1], item_id=row[2], position=row[3], swapped=bool(row[4]),
-            condition=row[5], purpose=row[6], suggestion_id=row[7], seed=row[8],
+            condition=row[5], purpose=row[6], suggestion_id=row[7], seed=row[8], order=tuple(row[9] or ""),
         )
 
     def assignments(self, annotator: str | None = None) -> list[Assignment]:
@@ -719,7 +719,8 @@ class Store:
 
 def _meaning(a: Assignment) -> tuple[Any, ...]:
     """What an answer to an assignment is about; any change means it is another assignment."""
-    return (a.id, a.annotator, a.item_id, a.position, bool(a.swapped), a.condition, a.purpose, a.suggestion_id)
+    return (a.id, a.annotator, a.item_id, a.position, bool(a.swapped), a.condition, a.purpose, a.suggestion_id,
+            tuple(a.order))
 
 
 def _judgment_row(judgment: Judgment, uid: str) -> dict[str, Any]:

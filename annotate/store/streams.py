@@ -61,8 +61,9 @@ def judgment_answers(
     store: Store, include_superseded: bool = False, include_planted: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """Every judgment that is not a skip, in submit order, with who made it and how it was shown:
-    uid, annotator, cohort, item, label, scores (JSON text), swapped (0/1), purpose, condition,
-    position, submitted_at, superseded (0/1), planted (0/1). Current ones only unless
+    uid, annotator, cohort, item, label, scores (JSON text), swapped (0/1), display_order (ranking
+    items: the slots at positions 1, 2, ... as one string; else None), purpose, condition, position,
+    submitted_at, superseded (0/1), planted (0/1). Current ones only unless
     include_superseded; none made under a planted suggestion unless include_planted."""
     where = ["j.skip_reason IS NULL"]
     if not include_superseded:
@@ -71,7 +72,8 @@ def judgment_answers(
         where.append("COALESCE(s.planted, 0) = 0")
     sql = (
         "SELECT j.uid, n.name AS annotator, n.cohort, a.item_id AS item, j.label, COALESCE(j.scores, '{}') AS scores,"
-        " a.swapped, a.purpose, a.condition, a.position, j.submitted_at, j.superseded_by IS NOT NULL AS superseded,"
+        " a.swapped, a.display_order, a.purpose, a.condition, a.position, j.submitted_at,"
+        " j.superseded_by IS NOT NULL AS superseded,"
         " COALESCE(s.planted, 0) AS planted FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
         " JOIN annotators n ON n.id = a.annotator_id LEFT JOIN suggestions s ON s.id = a.suggestion_id"
         f" WHERE {' AND '.join(where)} ORDER BY j.id"
