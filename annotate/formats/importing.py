@@ -20,6 +20,7 @@ from annotate.formats.errors import describe
 from annotate.formats.labels import parse_shown_first, read_votes
 from annotate.formats.leaks import Leak, find_identity_leaks, leak_warning
 from annotate.formats.mapped import (
+    ALL_ITEM_TARGETS,
     ITEM_TARGETS,
     OptionError,
     default_item_map,
@@ -99,7 +100,8 @@ def import_items(
         raise OptionError(f"--format {format!r}: expected one of {', '.join(ITEM_FORMATS)}")
     if field_map and format in ("native", "arena", "mtbench"):
         raise OptionError(f"--map does not apply to --format {format} (its fields are fixed)")
-    mapping = parse_field_map(field_map, ITEM_TARGETS, allow_meta=True, joinable=("id", "prompt", "A", "B"))
+    targets = ALL_ITEM_TARGETS if schema.kind == "ranking" else ITEM_TARGETS
+    mapping = parse_field_map(field_map, targets, allow_meta=True, joinable=("id", "prompt", *schema.slots))
     if format in ("arena", "mtbench") and schema.kind != "pairwise":
         raise OptionError(f"--format {format}: the records are pairwise, the session is {schema.kind}")
     table = read_table(path, format if format in CONTAINERS else None)

@@ -73,10 +73,12 @@ def parse_label_map(options: Sequence[str], schema: LabelSchema, option: str = "
                 raise OptionError(f"{option} {text!r}: expected CODE=LABEL pairs, e.g. 0=tie,1=A,2=B")
             valid = label in schema.labels or (schema.primary is not None and schema.primary.parse(label) is not None)
             if not valid and label != INVALID_LABEL:
+                listed = schema.ranked is None
+                expected = f"labels are {', '.join(schema.labels)}" if listed else f"a label is {schema.expected_label}"
+                hint = did_you_mean(label, (*schema.labels, INVALID_LABEL)) if listed else ""
                 raise OptionError(
                     f"{option} {text!r}: {label!r} is not a label of this {schema.kind} session;"
-                    f" labels are {', '.join(schema.labels)}, or {INVALID_LABEL} (no usable answer: stored, never a"
-                    f" vote){did_you_mean(label, (*schema.labels, INVALID_LABEL))}"
+                    f" {expected}, or {INVALID_LABEL} (no usable answer: stored, never a vote){hint}"
                 )
             if code in mapping and mapping[code] != label:
                 raise OptionError(f"{option}: code {code!r} is mapped twice")
@@ -236,8 +238,9 @@ def check_label_options(
 ) -> dict[str, tuple[str, ...]]:
     """The options of a labels import checked without the file (OptionError naming the option);
     returns the parsed --map."""
-    if schema.kind not in ("pairwise", "single"):
-        raise OptionError("labels import supports pairwise and single sessions (rubric labels are per criterion)")
+    if schema.kind not in ("pairwise", "single", "ranking"):
+        raise OptionError("labels import supports pairwise, single and ranking sessions (rubric labels are per"
+                          " criterion)")
     if cohort not in COHORTS:
         raise OptionError(f"--cohort {cohort!r}: expected one of {', '.join(COHORTS)}")
     if layout not in LAYOUTS:
@@ -281,7 +284,7 @@ def _label(record: Record, column: str, cell: str, schema: LabelSchema, label_ma
     if cell in label_map:
         mapped = label_map[cell]
         return schema.primary.parse(mapped) or mapped if schema.primary is not None else mapped
-    if cell in schema.labels:
+    if schema.ranked is None and cell in schema.labels:
         return cell
     parsed = schema.primary.parse(cell) if schema.primary is not None else None
     if parsed is not None:  # `7.0` for a grade, `2` or `+2` for a graded strength
@@ -290,8 +293,11 @@ def _label(record: Record, column: str, cell: str, schema: LabelSchema, label_ma
         return None
     codes = f" or a code of --label-map ({', '.join(describe(c) for c in label_map)})" if label_map else ""
     hint = "" if label_map else " (map foreign codes with --label-map, e.g. 0=tie,1=A,2=B)"
+    expected = f"a label among {', '.join(schema.labels)}"
+    if schema.ranked is not None:
+        expected, hint = schema.expected_label, "" if label_map else " (map foreign codes with --label-map)"
     raise record.error(
-        f"a label among {', '.join(schema.labels)}{codes}{hint}; or map it to {INVALID_LABEL}"
+        f"{expected}{codes}{hint}; or map it to {INVALID_LABEL}"
         f" (--label-map CODE={INVALID_LABEL}) or leave such labels out with --skip-unmapped",
         column, got=cell, field_kind=kind,
     )

@@ -5,8 +5,10 @@ item: `--map prompt=instruction,input --map A=response1 --map B=response2`. A co
 source fields into one text, with a blank line between them (empty ones are skipped). Targets:
 
     id, prompt, A, B, model_A, model_B, category, gold, meta.KEY
+    (ranking sessions also C, D, E, F and model_C .. model_F, as many as the session's k)
 
-Without an `id` mapping the id is the first 12 hex digits of a SHA-256 over prompt, A and B, so
+Without an `id` mapping the id is the first 12 hex digits of a SHA-256 over prompt, A and B (and the
+further responses of a ranking item), so
 importing the same rows again finds the same ids. Only `meta.*` mappings reach an item's metadata:
 other columns are left out on purpose, because they might name the models.
 """
@@ -17,16 +19,20 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from annotate.design import RANK_SLOTS
 from annotate.formats.errors import FormatError, describe, did_you_mean
 from annotate.formats.fields import check_id, check_text, optional_str
-from annotate.formats.native import check_gold, item_kind_for
+from annotate.formats.native import check_gold, item_kind_for, kind_of
 from annotate.formats.reading import Record, Table
 from annotate.model import Item, Message, Response
 from annotate.spec import LabelSchema
 
 ITEM_TARGETS = ("id", "prompt", "A", "B", "model_A", "model_B", "category", "gold")
-_ALIASES = {"a": "A", "b": "B", "model_a": "model_A", "model_b": "model_B"}
-_JOINABLE = {"id", "prompt", "A", "B"}
+RANK_TARGETS = tuple(RANK_SLOTS[2:]) + tuple(f"model_{s}" for s in RANK_SLOTS[2:])
+"""The further targets of ranking items: C .. F and their models."""
+ALL_ITEM_TARGETS = ITEM_TARGETS + RANK_TARGETS
+_ALIASES = {s.lower(): s for s in RANK_SLOTS} | {f"model_{s.lower()}": f"model_{s}" for s in RANK_SLOTS}
+_JOINABLE = {"id", "prompt", *RANK_SLOTS}
 """Targets that take several source fields: texts (joined by a blank line) and id (joined by -)."""
 FieldMap = Mapping[str, tuple[str, ...]]
 """Target -> the source fields that fill it, in order."""
@@ -67,7 +73,7 @@ def parse_field_map(
 
 def default_item_map(table: Table) -> dict[str, tuple[str, ...]]:
     """With no --map, a CSV file's columns named like the targets (prompt, A, B, ...) are used."""
-    return {target: (target,) for target in ITEM_TARGETS if target in table.columns}
+    return {target: (target,) for target in ALL_ITEM_TARGETS if target in table.columns}
 
 
 def check_columns(table: Table, wanted: Mapping[str, str]) -> None:
@@ -96,7 +102,12 @@ def parse_mapped(
 
     defaulted: the mapping is default_item_map's (the user gave no --map), for a better error.
     """
-    required = ["prompt", "A"] + (["B"] if item_kind_for(schema) == "pairwise" else [])
+    slots = schema.slots
+    required = ["prompt", *slots]
+    extra = [t for t in mapping if t.removeprefix("model_") in RANK_SLOTS and t.removeprefix("model_") not in slots]
+    if defaulted:  # columns that happen to be named like a ranking's further slots (C .. F) are not mapped
+        mapping = {t: c for t, c in mapping.items() if t not in extra or t.removeprefix("model_") in ("A", "B")}
+        extra = [t for t in extra if t in mapping]
     missing = [target for target in required if target not in mapping]
     if missing:
         columns = ", ".join(describe(c) for c in table.columns) or "none"
@@ -110,8 +121,15 @@ def parse_mapped(
             table.file, f"a mapping for {missing[0]}, e.g. --map {missing[0]}=COLUMN",
             found=f"none; the file has: {columns}",
         )
-    if "B" in mapping and item_kind_for(schema) != "pairwise":
-        raise OptionError(f"--map B=...: the session is {schema.kind}, its items have one response (A only)")
+    if extra:
+        first = extra[0].removeprefix("model_")
+        if item_kind_for(schema) == "ranking":
+            raise OptionError(f"--map {first}=...: the session ranks k = {schema.n_responses} responses "
+                              f"({', '.join(slots)}); set k in its [labels] to rank more")
+        if len(slots) == 1:
+            raise OptionError(f"--map {first}=...: the session is {schema.kind}, its items have one response (A only)")
+        raise OptionError(f"--map {first}=...: the session is {schema.kind}, its items have two responses (A and B);"
+                          " more are for kind = \"ranking\"")
     check_columns(table, map_reasons(mapping))
     kind = "column" if table.is_csv else "field"
     by_id: dict[str, tuple[Item, Record]] = {}
@@ -151,7 +169,7 @@ def _item(record: Record, mapping: FieldMap, schema: LabelSchema, kind: str) -> 
         return optional_str(record, column, record.data.get(column), field_kind=kind)
 
     prompt = text("prompt")
-    texts = {slot: text(slot) for slot in ("A", "B") if slot in mapping}
+    texts = {slot: text(slot) for slot in RANK_SLOTS if slot in mapping}
     if "id" in mapping:
         columns = mapping["id"]
         if len(columns) == 1:
@@ -160,7 +178,8 @@ def _item(record: Record, mapping: FieldMap, schema: LabelSchema, kind: str) -> 
             parts = [check_id(record, c, record.data.get(c), field_kind=kind) for c in columns]
             item_id = "-".join(parts)
     else:
-        digest = hashlib.sha256("\x1f".join([prompt, texts["A"], texts.get("B", "")]).encode("utf-8"))
+        parts = [prompt, texts["A"], texts.get("B", ""), *(texts[s] for s in RANK_SLOTS[2:] if s in texts)]
+        digest = hashlib.sha256("\x1f".join(parts).encode("utf-8"))
         item_id = digest.hexdigest()[:12]
     responses = tuple(Response(slot, body, short(f"model_{slot}")) for slot, body in texts.items())
     gold = None
@@ -172,7 +191,7 @@ def _item(record: Record, mapping: FieldMap, schema: LabelSchema, kind: str) -> 
         for target, columns in mapping.items() if target.startswith("meta.")
     }
     return Item(
-        id=item_id, kind="pairwise" if "B" in texts else "single",
+        id=item_id, kind=kind_of(responses),
         conversation=(Message("user", prompt),), responses=responses,
         category=short("category"), gold=gold, metadata=metadata,
     )

@@ -6,8 +6,9 @@
                    "B": {"text": "...", "model": "m2", "history": [...]}},
      "category": "coding", "gold": "A", "metadata": {...}}
 
-A and B make a pairwise item; A alone a single-response item. Every key is checked: an unknown
-one is an error (with a did-you-mean), so a typo never silently drops data.
+A and B make a pairwise item; A alone a single-response item; A, B, C, ... (as many as the session's
+k) a ranking item. Every key is checked: an unknown one is an error (with a did-you-mean), so a typo
+never silently drops data, and a ranking item with more or fewer responses than k is an error.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from annotate.design import RANK_SLOTS
 from annotate.formats.errors import describe
 from annotate.formats.fields import (
     check_id,
@@ -35,8 +37,13 @@ RESPONSE_KEYS = ("text", "model", "history")
 
 
 def item_kind_for(schema: LabelSchema) -> str:
-    """The item kind a session of this schema judges: pairwise items, or single responses."""
-    return "pairwise" if schema.kind == "pairwise" else "single"
+    """The item kind a session of this schema judges: pairwise items, ranking items, or single responses."""
+    return schema.kind if schema.kind in ("pairwise", "ranking") else "single"
+
+
+def kind_of(responses: tuple[Response, ...]) -> str:
+    """An item's kind from its responses: two are a pair, three or more a ranking item, one a single."""
+    return "pairwise" if len(responses) == 2 else "ranking" if len(responses) > 2 else "single"
 
 
 def check_gold(record: Record, field: str, value: Any, schema: LabelSchema, *, field_kind: str = "field") -> str | None:
@@ -48,12 +55,12 @@ def check_gold(record: Record, field: str, value: Any, schema: LabelSchema, *, f
         raise record.error("no gold label (rubric sessions take none)", field, got=value, field_kind=field_kind)
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
-    if isinstance(value, str) and value in schema.gold_labels:
+    if isinstance(value, str) and schema.ranked is None and value in schema.gold_labels:
         return value
     primary = schema.primary
     parsed = primary.parse(value) if primary is not None and isinstance(value, str) else None
     if parsed is None:
-        raise record.error(f"a label among {', '.join(schema.gold_labels)}", field, got=value, field_kind=field_kind)
+        raise record.error(schema.expected_label, field, got=value, field_kind=field_kind)
     return parsed
 
 
@@ -61,12 +68,17 @@ def check_kind(record: Record, item: Item, schema: LabelSchema, field: str = "re
                ) -> None:
     """Refuse an item the session cannot judge (a single response in a pairwise session, ...)."""
     wanted = item_kind_for(schema)
-    if item.kind != wanted:
-        expected = (
-            f"responses in slots A and B (the session is {schema.kind})" if wanted == "pairwise"
-            else f"a response in slot A only (the session is {schema.kind})"
-        )
-        found = "slot A only" if item.kind == "single" else "slots A and B"
+    slots = tuple(r.slot for r in item.responses)
+    if item.kind != wanted or slots != schema.slots:
+        if wanted == "ranking":
+            expected = (f"{schema.n_responses} responses in slots {', '.join(schema.slots)} (the session ranks "
+                        f"k = {schema.n_responses})")
+        elif wanted == "pairwise":
+            expected = f"responses in slots A and B (the session is {schema.kind})"
+        else:
+            expected = f"a response in slot A only (the session is {schema.kind})"
+        found = ("slot A only" if slots == ("A",) else "slots A and B" if slots == ("A", "B")
+                 else f"{len(slots)} ({', '.join(slots)})")
         raise record.error(expected, field, found=found, field_kind=field_kind)
 
 
@@ -94,14 +106,14 @@ def parse_item(record: Record, schema: LabelSchema) -> Item:
         raise record.error("an id: a non-empty string or an integer", "id", found="nothing")
     item_id = check_id(record, "id", data["id"])
     conversation = _conversation(record, data)
-    responses = _responses(record, data.get("responses"))
+    responses = _responses(record, data.get("responses"), RANK_SLOTS if schema.kind == "ranking" else ("A", "B"))
     metadata = data.get("metadata", {})
     if metadata is None:
         metadata = {}
     check_object(record, "metadata", metadata)
     item = Item(
         id=item_id,
-        kind="pairwise" if len(responses) == 2 else "single",
+        kind=kind_of(responses),
         conversation=conversation,
         responses=responses,
         category=optional_str(record, "category", data.get("category")),
@@ -123,15 +135,16 @@ def _conversation(record: Record, data: Any) -> tuple[Message, ...]:
     raise record.error('a "prompt" (a string) or a "conversation" (a list of messages)', "prompt", found="neither")
 
 
-def _responses(record: Record, value: Any) -> tuple[Response, ...]:
+def _responses(record: Record, value: Any, allowed: tuple[str, ...]) -> tuple[Response, ...]:
+    """The responses in slots `allowed` (A, B; or A to F for ranking sessions), in slot order."""
     if value is None:
         raise record.error('an object {"A": {"text": ...}, "B": {"text": ...}}', "responses", found="nothing")
     slots = check_object(record, "responses", value)
-    check_keys(record, "responses.", slots, ("A", "B"))
+    check_keys(record, "responses.", slots, allowed)
     if "A" not in slots:
         raise record.error("a response in slot A", "responses.A", found="nothing")
     responses = []
-    for slot in ("A", "B"):
+    for slot in allowed:
         if slot not in slots:
             continue
         field = f"responses.{slot}"
