@@ -79,6 +79,7 @@ def apply_plan(
             [i.id for i in items if i.gold is not None and not is_attention_item(i)],
             [i.id for i in items if is_attention_item(i)],
             annotators, overlap, rates, seed, existing, pairwise=spec.schema.sided,
+            ranked=spec.schema.slots if spec.schema.ranked is not None else (),
         )
         if dry_run:
             return AppliedPlan(plan, (), tuple(dropped), previous, dry_run=True)
@@ -155,9 +156,11 @@ def plan_summary(applied: AppliedPlan) -> list[str]:
         mine = [a for a in plan.assignments if a.annotator == name]
         counts = {p: sum(1 for a in mine if a.purpose == p) for p in PLANNED_PURPOSES}
         new = sum(1 for a in plan.new if a.annotator == name)
+        shown = (f"slot A first {sum(1 for a in mine if a.order[:1] == ('A',))}" if inputs.get("ranking_k")
+                 else f"slot B on the left {sum(a.swapped for a in mine)}")
         lines.append(
             f"  {name:<{width}}  " + "  ".join(f"{p} {c}" for p, c in counts.items())
-            + f"  total {len(mine)} ({new} new), slot B on the left {sum(a.swapped for a in mine)}"
+            + f"  total {len(mine)} ({new} new), {shown}"
         )
     if applied.dropped:
         lines.append(f"dropped {plural(len(applied.dropped), 'default-queue assignment')} (never shown)")

@@ -12,6 +12,7 @@ import zlib
 from collections.abc import Sequence
 
 from annotate.model import Assignment
+from annotate.plan.orders import default_orders
 from annotate.spec import SessionSpec
 from annotate.store import Store
 
@@ -28,14 +29,16 @@ def annotator_seed(session_seed: int, annotator: str) -> int:
 
 def default_queue(
     item_ids: Sequence[str], session_seed: int, annotator: str, *, start: int = 0,
-    pairwise: bool = True,
+    pairwise: bool = True, ranked: Sequence[str] = (),
 ) -> list[Assignment]:
     """Assignments for `item_ids` in a seeded random order, at positions `start`, `start + 1`...
 
     Sides are counterbalanced: exactly half of the assignments are swapped (for an odd count the
-    extra one goes either way at random); single-response tasks are never swapped. `start` also
-    feeds the seed, so items appended later are drawn independently of the first batch. The
-    returned assignments have `id` 0 (the store gives ids).
+    extra one goes either way at random); single-response tasks are never swapped. Ranking items
+    (`ranked`: their slots) get display orders instead, the rows of a seeded Latin square each used
+    equally often within one (`annotate.plan.orders.default_orders`). `start` also feeds the seed,
+    so items appended later are drawn independently of the first batch. The returned assignments
+    have `id` 0 (the store gives ids).
     """
     seed = annotator_seed(session_seed, annotator)
     rng = random.Random(seed * 1_000_003 + start)
@@ -45,11 +48,15 @@ def default_queue(
     swapped_count = n // 2 + (1 if n % 2 and rng.random() < 0.5 else 0)
     flags = [True] * swapped_count + [False] * (n - swapped_count)
     rng.shuffle(flags)
-    if not pairwise:
+    orders: list[tuple[str, ...]] = [()] * n
+    if ranked:
+        orders = default_orders(n, ranked, rng)
+    if not pairwise or ranked:
         flags = [False] * n
     return [
-        Assignment(id=0, annotator=annotator, item_id=item_id, position=start + i, swapped=flag, seed=seed)
-        for i, (item_id, flag) in enumerate(zip(order, flags, strict=True))
+        Assignment(id=0, annotator=annotator, item_id=item_id, position=start + i, swapped=flag, seed=seed,
+                   order=shown)
+        for i, (item_id, flag, shown) in enumerate(zip(order, flags, orders, strict=True))
     ]
 
 
@@ -85,7 +92,8 @@ def ensure_default_queue(store: Store, spec: SessionSpec, annotator: str) -> Non
         if new_ids:
             start = max((a.position for a in existing), default=-1) + 1
             store.add_assignments(
-                default_queue(new_ids, spec.seed, annotator, start=start, pairwise=spec.schema.sided)
+                default_queue(new_ids, spec.seed, annotator, start=start, pairwise=spec.schema.sided,
+                              ranked=spec.schema.slots if spec.schema.ranked is not None else ())
             )
         store.set_meta(key, str(newest))
 

@@ -9,11 +9,12 @@ import math
 import random
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from annotate.model import Assignment, Item
+from annotate.plan.orders import colour_orders, square, unbalanced_orders
 from annotate.plan.sides import colour_sides, unbalanced
 from annotate.text import plural
 
@@ -37,8 +38,12 @@ from annotate.text import plural
 #   as often as slot B (within one, repeats included: a repeat and its first showing cancel
 #   out). For a new plan this is an equitable 2-colouring of the
 #   bipartite annotator-item graph, found with Euler circuits (de Werra 1971), so it always exists.
-# - A repeat is a second showing of one of the annotator's main items with the sides swapped, at
-#   least MIN_REPEAT_GAP positions after the first showing.
+# - Ranking items (k responses): over the same assignments, every item shows each response at each
+#   position about equally often across its annotators (at most once per position when the overlap
+#   is at most k), and every annotator sees each slot at each position equally often within one: the
+#   orders are rows of a Latin square, the row an equitable k-colouring (annotate.plan.orders).
+# - A repeat is a second showing of one of the annotator's main items with the sides swapped (a
+#   ranking item: its order reversed), at least MIN_REPEAT_GAP positions after the first showing.
 # - The queue order is random per annotator (seeded by the plan seed and the annotator's name).
 # - Extending (more items, annotators, a higher overlap or rate) keeps every existing assignment
 #   where it is and appends the new ones at the end of each queue; the new ones are coloured so
@@ -99,13 +104,15 @@ def make_plan(
     existing: Iterable[Assignment] = (),
     *,
     pairwise: bool = True,
+    ranked: Sequence[str] = (),
 ) -> Plan:
     """Who sees which item, in which order and on which side (the rules are above).
 
     item_ids: every item of the session; gold_ids and attention_ids: the subsets with a known
     answer and the attention checks (attention wins when an id is in both). existing: every
     assignment already stored (ids kept; `adjudication` ones only reserve their positions).
-    pairwise: False for single-response tasks (then nothing is swapped).
+    pairwise: False for single-response tasks (then nothing is swapped). ranked: the slots of a
+    ranking session's items (A, B, C, ...): then each assignment gets a display order, never a side.
     Raises ValueError for inputs that cannot be planned, naming what to change.
     """
     items = sorted(set(item_ids))
@@ -120,6 +127,8 @@ def make_plan(
         "annotators": names, "overlap": overlap, "seed": seed, "pairwise": pairwise,
         "rates": {"gold": rates.gold, "attention": rates.attention, "repeat": rates.repeat},
     }
+    if ranked:  # only then, so the hashes of earlier plans stay what they were
+        inputs |= {"pairwise": False, "ranking_k": len(ranked)}
     notes: list[str] = []
     main_pool = sorted(set(items) - set(attention) - (set(gold) if rates.gold > 0 else set()))
     if rates.gold > 0 and not main_pool:
@@ -139,13 +148,16 @@ def make_plan(
     segments = {
         name: _queue(state, name, [n for n in new if n.annotator == name], rates, seed, notes) for name in names
     }
-    if pairwise:
-        new_sides = [n for _, segment in segments.values() for n in segment]
-        colour_sides(state.planned, new_sides, _rng(seed, "sides", len(state.planned)))
+    new_ones = [n for _, segment in segments.values() for n in segment]
+    if ranked:
+        rows = square(ranked, _rng(seed, "square"))
+        colour_orders(state.planned, new_ones, rows, _rng(seed, "orders", len(state.planned)))
+    elif pairwise:
+        colour_sides(state.planned, new_ones, _rng(seed, "sides", len(state.planned)))
     added = tuple(
         Assignment(
             id=0, annotator=name, item_id=n.item_id, position=start + offset, swapped=n.swapped,
-            purpose=n.purpose, seed=seed,
+            purpose=n.purpose, seed=seed, order=n.order,
         )
         for name, (start, segment) in segments.items() for offset, n in enumerate(segment)
     )
@@ -153,10 +165,11 @@ def make_plan(
     idle = sorted(set(names) - {a.annotator for a in whole})
     if idle:
         notes.append(_idle_note(idle, overlap, main_pool, saturated))
-    off = unbalanced(whole) if pairwise else []
+    off = unbalanced_orders(whole, len(ranked)) if ranked else unbalanced(whole) if pairwise else []
     if off:
+        what = "display orders" if ranked else "sides"
         notes.append(
-            "sides could not be balanced within one around the assignments already fixed for: "
+            f"{what} could not be balanced within one around the assignments already fixed for: "
             + ", ".join(off[:10]) + (" ..." if len(off) > 10 else "")
         )
     return Plan(whole, added, plan_digest(inputs, whole), inputs, tuple(notes))
@@ -182,7 +195,7 @@ def _idle_note(idle: list[str], overlap: int, main_pool: list[str], saturated: b
 def plan_digest(inputs: Mapping[str, Any], assignments: Iterable[Assignment]) -> str:
     """SHA-256 over canonical JSON of the inputs and the planned assignments (any order)."""
     rows = sorted(
-        [a.annotator, a.item_id, a.position, bool(a.swapped), a.purpose]
+        [a.annotator, a.item_id, a.position, bool(a.swapped), a.purpose, *(["".join(a.order)] if a.order else [])]
         for a in assignments if a.purpose in PLANNED_PURPOSES
     )
     text = json.dumps({"inputs": inputs, "assignments": rows}, sort_keys=True, separators=(",", ":"))
@@ -235,6 +248,8 @@ class _New:
     item_id: str
     purpose: str
     swapped: bool = False
+    order: tuple[str, ...] = ()
+    """Ranking items: the slots at positions 1, 2, ... (set last, like the side)."""
     original: _New | Assignment | None = None
     """For a repeat: the first showing it copies (its side is the opposite)."""
     repeated: bool = False
