@@ -168,6 +168,10 @@ class AnnotateApp(App[None]):
             from annotate.tui.screens.rubric import RubricScreen
 
             return RubricScreen(index, self.open_guideline)
+        if self.spec.kind == "ranking":
+            from annotate.tui.screens.ranking import RankingScreen
+
+            return RankingScreen(index, self.open_guideline)
         from annotate.tui.screens.annotate import PairwiseScreen
 
         return PairwiseScreen(index, self.open_guideline)
