@@ -113,7 +113,7 @@ def test_single_session_grades(project: Path) -> None:
 def test_rubric_sessions_are_refused(project: Path) -> None:
     spec = session(project, "r", kind="rubric")
     (project / "votes.csv").write_text("item,rater,label\n")
-    with open_store(spec) as store, pytest.raises(OptionError, match="supports pairwise and single sessions"):
+    with open_store(spec) as store, pytest.raises(OptionError, match="supports pairwise, single and ranking sessions"):
         import_labels(store, spec.schema, project / "votes.csv", cohort="expert")
 
 
