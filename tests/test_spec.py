@@ -35,7 +35,8 @@ def test_rendered_specs_load(tmp_path: Path, kind: str) -> None:
 
 BAD = [
     ("[session]\nkind = 'pairwise'\nseeed = 1\n", "session.seeed", "did you mean 'seed'"),
-    ("[session]\nkind = 'ranking'\n", "session.kind", "one of pairwise, single, rubric"),
+    ("[session]\nkind = 'triage'\n", "session.kind", "one of pairwise, single, rubric, ranking"),
+    ("[session]\nkind = 'ranking'\n", "labels.k", "k"),
     ("[sesion]\nkind = 'pairwise'\n", "sesion", "did you mean 'session'"),
     ("[plan]\noverlap = 2\n", "session", "section is missing"),
     ("[session]\nkind = 'pairwise'\nseed = 'x'\n", "session.seed", "an integer"),

@@ -178,7 +178,9 @@ def test_sigkill_the_app_at_random_moments(tmp_path: Path) -> None:
     runs = [Run(new_session(tmp_path / f"p{n}")) for n in range(SESSIONS)]
     server = ForkServer()
     try:
-        for round_ in range(ROUNDS):
+        round_ = 0  # on a loaded host fewer answers land before a kill: go on until 20 have, within a bound
+        while round_ < ROUNDS or (sum(run.saved_reports for run in runs) < 20 and round_ < 3 * ROUNDS):
+            round_ += 1
             outs = [tmp_path / f"p{n}" / f"round{round_}.out" for n in range(len(runs))]
             pids = [server.start(run.spec, rng.randrange(1 << 30), out) for run, out in zip(runs, outs, strict=True)]
             for out in outs:
