@@ -7,16 +7,19 @@ to print and its table stays aligned.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from annotate.safe_text import one_line
 from annotate.spec import SessionSpec
 from annotate.store import Store
 
 
 def session_status(spec: SessionSpec, store: Store) -> str:
-    """What is in the session and how far each annotator is, as lines of text."""
-    items = store.items()
+    """What is in the session and how far each annotator is, as lines of text.
+
+    Every figure comes from the session's running tallies (`annotate.store.tallies`), so this reads
+    a few rows whatever the session's size."""
+    from annotate.store.tallies import session_tally
+
+    tally = session_tally(store)
     lines = [
         f"session   {spec.name} ({spec.kind}), guideline {spec.guideline}, seed {spec.seed}",
         _guideline_line(spec),
@@ -25,52 +28,41 @@ def session_status(spec: SessionSpec, store: Store) -> str:
         + (f" (READ-ONLY: {one_line(store.read_only_reason)})" if store.read_only else ""),
         f"plan      {store.get_meta('plan_hash') or 'none yet (queues are seeded per annotator)'}",
         *_plan_inputs(store),
-        f"items     {len(items)}"
-        + (f" ({', '.join(f'{one_line(c)} {n}' for c, n in _categories(items))})" if items else ""),
-        f"gold      {sum(1 for i in items if i.gold is not None)}",
+        f"items     {tally.items}"
+        + (f" ({', '.join(f'{one_line(c)} {n}' for c, n in tally.categories)})" if tally.items else ""),
+        f"gold      {tally.gold}",
     ]
-    externals = store.external_labels()
-    if externals:
-        by_source = Counter((e.source, e.cohort) for e in externals)
+    if tally.labels:
         lines.append("imported  " + ", ".join(
-            f"{n} {one_line(cohort)} labels from {one_line(source)}"
-            for (source, cohort), n in sorted(by_source.items())
+            f"{n} {one_line(cohort)} labels from {one_line(source)}" for source, cohort, n in tally.labels
         ))
-    lines += _suggestion_lines(spec, store)
-    people = [a for a in store.annotators() if store.assignments(a.name)]
-    if not people:
+    lines += _suggestion_lines(spec, store, tally.suggestions)
+    if not tally.annotators:
         lines.append("annotators none has started yet")
         return "\n".join(lines)
     lines.append("")
     lines.append(f"{'annotator':<20} {'cohort':<7} {'done':>6} {'skipped':>8} {'total':>6} {'time':>9}")
-    for annotator in people:
-        progress = store.progress(annotator.name)
-        active_ms = sum(j.timings.active_ms or 0 for j in store.judgments(annotator.name))
+    for annotator in tally.annotators:
         lines.append(
-            f"{one_line(annotator.name):<20} {one_line(annotator.cohort):<7} {progress.done:>6} {progress.skipped:>8}"
-            f" {progress.total:>6} {_duration(active_ms):>9}"
+            f"{one_line(annotator.name):<20} {one_line(annotator.cohort):<7} {annotator.done:>6}"
+            f" {annotator.skipped:>8} {annotator.assigned:>6} {_duration(annotator.active_ms):>9}"
         )
-    overlap = _full_overlap(store)
-    if overlap is not None:
+    if tally.overlap is not None:
         lines.append("")
-        lines.append(f"items judged by every annotator assigned: {overlap[0]} of {overlap[1]}")
+        lines.append(f"items judged by every annotator assigned: {tally.overlap[0]} of {tally.overlap[1]}")
     return "\n".join(lines)
 
 
-def _suggestion_lines(spec: SessionSpec, store: Store) -> list[str]:
+def _suggestion_lines(spec: SessionSpec, store: Store, counts: tuple[tuple[str, int, int, int], ...]) -> list[str]:
     """LLM suggestions per source model (and replies without a verdict), and the experiment's design."""
     from annotate.experiment import EXPERIMENT_META_KEY
 
     lines = []
-    real = Counter(s.source_model for s in store.suggestions() if not s.planted)
-    planted = Counter(s.source_model for s in store.suggestions() if s.planted)
-    failed = Counter(f.source_model for f in store.suggestion_failures())
-    models = sorted(set(real) | set(planted) | set(failed))
-    if models:
+    if counts:
         lines.append("suggested " + "; ".join(
-            f"{one_line(m)}: {real[m]}" + (f" (+{planted[m]} planted)" if planted[m] else "")
-            + (f", {failed[m]} without a verdict" if failed[m] else "")
-            for m in models
+            f"{one_line(m)}: {real}" + (f" (+{planted} planted)" if planted else "")
+            + (f", {failed} without a verdict" if failed else "")
+            for m, real, planted, failed in counts
         ))
     experiment = spec.experiment
     design = store.get_meta(EXPERIMENT_META_KEY)
@@ -81,11 +73,6 @@ def _suggestion_lines(spec: SessionSpec, store: Store) -> list[str]:
             f"{experiment.planted_rate:.0%}{source}; design {design or 'not set up yet (annotate experiment)'}"
         )
     return lines
-
-
-def _categories(items: list) -> list[tuple[str, int]]:
-    counts = Counter(i.category or "uncategorised" for i in items)
-    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 def _plan_inputs(store: Store) -> list[str]:
@@ -102,22 +89,6 @@ def _plan_inputs(store: Store) -> list[str]:
         f" gold {rates.get('gold', 0):.0%}, attention {rates.get('attention', 0):.0%},"
         f" repeats {rates.get('repeat', 0):.0%}; plan seed {inputs.get('seed')}"
     ]
-
-
-def _full_overlap(store: Store) -> tuple[int, int] | None:
-    assigned: dict[str, int] = Counter()
-    judged: dict[str, int] = Counter()
-    for assignment in store.assignments():
-        if assignment.purpose == "adjudication":
-            continue
-        assigned[assignment.item_id] += 1
-        current = store.current_judgment(assignment.id)
-        if current is not None and not current.skipped:
-            judged[assignment.item_id] += 1
-    if not assigned:
-        return None
-    full = sum(1 for item, n in assigned.items() if judged[item] >= n)
-    return full, len(assigned)
 
 
 def _duration(ms: int) -> str:

@@ -4,9 +4,10 @@ and at a million (DESIGN.md section 8: the app's start and key path never read t
 A queue is an annotator's assignments in position order: every purpose but `adjudication` for
 annotating, only `adjudication` for adjudicating. Queue *indexes* (0, 1, 2, ...) count entries of
 that queue; *positions* are the stored ones, unique per annotator but not always contiguous (a
-first plan drops never-shown default assignments). Every query here walks the covering indexes
-made by migration 4 (assignments by annotator, position and purpose; current judgments by
-assignment), so its cost grows with the rows it returns or counts, not with the session.
+first plan drops never-shown default assignments). The counts come from the running tallies of
+the tallies migration (v10); every other query walks the covering indexes made by migration 4 (assignments by
+annotator, position and purpose; current judgments by assignment), so its cost grows with the rows
+it returns or scans, not with the session.
 """
 
 from __future__ import annotations
@@ -39,19 +40,17 @@ def annotator_id(store: Store, annotator: str) -> int | None:
 
 
 def queue_counts(store: Store, annotator: str, adjudication: bool = False) -> QueueCounts:
-    """Entries, answered entries (skips included) and skips of the annotator's queue."""
+    """Entries, answered entries (skips included) and skips of the annotator's queue, from the
+    session's running tallies (`annotate.store.tallies`): one row, whatever the queue's length."""
     who = annotator_id(store, annotator)
     if who is None:
         return QueueCounts(0, 0, 0)
-    total = store.db.execute(
-        f"SELECT count(*) FROM assignments a WHERE a.annotator_id = ? AND {_PURPOSE[adjudication]}", [who]
-    ).fetchone()[0]
-    done, skipped = store.db.execute(
-        "SELECT count(*), coalesce(sum(j.skip_reason IS NOT NULL), 0) FROM assignments a"
-        " JOIN judgments j ON j.assignment_id = a.id AND j.superseded_by IS NULL"
-        f" WHERE a.annotator_id = ? AND {_PURPOSE[adjudication]}", [who],
+    row = store.db.execute(
+        'SELECT "assigned", "answered", "skipped" FROM "progress_tally" WHERE "annotator_id" = ?'
+        ' AND "adjudication" = ?',
+        [who, int(adjudication)],
     ).fetchone()
-    return QueueCounts(int(total), int(done), int(skipped))
+    return QueueCounts(0, 0, 0) if row is None else QueueCounts(int(row[0]), int(row[1]), int(row[2]))
 
 
 def queue_slice(
