@@ -125,3 +125,54 @@ def test_parquet_needs_an_output_file_and_pyarrow(spec: SessionSpec, monkeypatch
     with open_store(spec) as store, pytest.raises(ExportError, match=r"pip install 'annotate\[parquet\]'"):
         export(store, "items", "parquet", output=Path("x.parquet"))
     assert not Path("x.parquet").exists()
+
+
+def test_exports_write_while_they_read(spec: SessionSpec, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows go out as they are read: the first data line is written before the last row is read."""
+    from annotate.store import Store
+
+    read = {"rows": 0}
+    original = Store._stream
+
+    def counting(self: Store, sql: str, params: tuple = (), batch: int = 1000):  # type: ignore[no-untyped-def]
+        for row in original(self, sql, params, batch=1):
+            read["rows"] += 1
+            yield row
+
+    monkeypatch.setattr(Store, "_stream", counting)
+
+    class Stream(io.StringIO):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[int] = []
+
+        def write(self, text: str) -> int:
+            self.seen.append(read["rows"])
+            return super().write(text)
+
+    for what in ("judgments", "items"):
+        read["rows"], out = 0, Stream()
+        with open_store(spec) as store:
+            n = export(store, what, "csv", stream=out)
+        assert n >= 3 and read["rows"] == n
+        assert out.seen[1] < n, f"{what}: every row was read before the first was written"
+
+
+def test_parquet_in_row_groups_with_declared_types(spec: SessionSpec, project: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    import importlib
+
+    export_module = importlib.import_module("annotate.formats.export")
+
+    monkeypatch.setattr(export_module, "PARQUET_BATCH", 2)
+    with open_store(spec) as store:
+        n = export(store, "judgments", "parquet", output=project / "j.parquet", include_superseded=True)
+        expected = [dict(r) for r in export_module.export_rows(store, "judgments", include_superseded=True)[1]]
+    table = pq.read_table(project / "j.parquet")
+    assert pq.ParquetFile(project / "j.parquet").num_row_groups == (n + 1) // 2
+    got = table.to_pylist()
+    assert [r["uid"] for r in got] == [r["uid"] for r in expected]
+    assert [r["timings"] for r in got] == [json.dumps(r["timings"], ensure_ascii=False) for r in expected]
+    types = {f.name: str(f.type) for f in table.schema}
+    assert (types["initial_label"], types["confidence"], types["swapped"]) == ("string", "int64", "bool")

@@ -19,7 +19,11 @@ In CSV, missing values are empty cells, booleans are `true`/`false`, and nested 
 text; a field with a comma, quote, CR or LF is quoted, and a cell a spreadsheet would run as a
 formula gets a leading `'` unless `raw_csv` (`csv_out`). In JSON Lines they are null, true/false
 and nested JSON, with terminal-active characters as `\\u` escapes. Parquet needs pyarrow (the
-`parquet` extra) and an output file; nested values are JSON text there too.
+`parquet` extra) and an output file; nested values are JSON text there too, and every column has a
+declared type (booleans, whole numbers, text), also when it holds no value.
+
+Every export streams: rows are read from the session a batch at a time and written as they come, so
+its memory does not grow with the session.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ JUDGMENT_COLUMNS = (
     "active_ms", "timings", "submitted_at", "condition", "purpose", "position", "planted", "superseded",
     "app_version", "suggestion_label", "suggestion_model", "suggestion_shown",
 )
+NATIVE_COLUMNS = ("id", "prompt", "conversation", "responses", "category", "gold", "metadata")
 LABEL_COLUMNS = ("source", "rater", "cohort", "item", "label", "raw")
 SUGGESTION_COLUMNS = ("item", "source_model", "label", "swapped_label", "planted", "prompt_hash", "rationale")
 
@@ -61,8 +66,9 @@ def export_rows(
     include_planted: bool = False, schema: LabelSchema | None = None, layout: str = "long",
     aspect: str | None = None,
 ) -> tuple[tuple[str, ...], Iterable[dict[str, Any]]]:
-    """(columns, rows) of one export; nested values are Python lists and dicts. `preferences` and
-    `answers` need the session's label schema and give their rows as a generator."""
+    """(columns, rows) of one export; nested values are Python lists and dicts. The rows are a
+    generator reading the session a batch at a time, so an export holds one batch, never the session.
+    `preferences` and `answers` need the session's label schema."""
     if what in ("preferences", "answers"):
         from annotate.formats.export_designs import (
             PREFERENCE_COLUMNS,
@@ -79,27 +85,28 @@ def export_rows(
             store, schema, layout=layout, include_superseded=include_superseded, include_planted=include_planted)
     if what == "items":
         if native_items:
-            rows = [native_item(item) for item in store.items()]
-            return ("id", "prompt", "conversation", "responses", "category", "gold", "metadata"), rows
+            return NATIVE_COLUMNS, (native_item(item) for item in store.iter_items())
         from annotate.adjudication import adjudicated_labels
 
         adjudicated = adjudicated_labels(store)
-        return ITEM_COLUMNS, [{**_flat_item(item), "adjudicated": adjudicated.get(item.id)} for item in store.items()]
+        return ITEM_COLUMNS, (
+            {**_flat_item(item), "adjudicated": adjudicated.get(item.id)} for item in store.iter_items()
+        )
     if what == "judgments":
         rows = store.judgment_export_rows(include_superseded, include_planted)
-        return JUDGMENT_COLUMNS, [_judgment(row, schema) for row in rows]
+        return JUDGMENT_COLUMNS, (_judgment(row, schema) for row in rows)
     if what == "labels":
-        return LABEL_COLUMNS, [
+        return LABEL_COLUMNS, (
             {"source": lab.source, "rater": lab.rater, "cohort": lab.cohort, "item": lab.item_id,
              "label": lab.label, "raw": lab.raw}
-            for lab in store.external_labels()
-        ]
+            for lab in store.iter_external_labels()
+        )
     if what == "suggestions":
-        return SUGGESTION_COLUMNS, [
+        return SUGGESTION_COLUMNS, (
             {"item": s.item_id, "source_model": s.source_model, "label": s.label, "swapped_label": s.swapped_label,
              "planted": s.planted, "prompt_hash": s.prompt_hash, "rationale": s.rationale}
-            for s in store.suggestions()
-        ]
+            for s in store.iter_suggestions()
+        )
     raise ExportError(f"--what {what!r}: expected one of {', '.join(WHATS)}")
 
 
@@ -111,6 +118,8 @@ def export(
 ) -> int:
     """Write one export to `output` or `stream`; returns the row count.
 
+    Rows are written as they are read (CSV and JSON Lines line by line, Parquet a row group of
+    PARQUET_BATCH rows at a time), so memory stays flat whatever the session's size.
     `output` is written whole or not at all (`annotate.outputs.atomic_output`): never over a
     `protected` file, over another existing file only with `force`. CSV cells that a spreadsheet
     would run as formulas get a leading `'` unless `raw_csv` (`annotate.formats.csv_out`).
@@ -285,13 +294,38 @@ def _require_pyarrow() -> None:
         ) from None
 
 
-def _write_parquet(path: Path, columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> None:
+PARQUET_BATCH = 50_000
+"""Rows per Parquet row group: one group is what an export holds in memory at a time."""
+_INTEGER_COLUMNS = frozenset({"confidence", "first_input_ms", "submit_ms", "active_ms", "position"})
+_BOOLEAN_COLUMNS = frozenset({"swapped", "planted", "superseded", "suggestion_shown"})
+
+
+def _parquet_type(column: str) -> Any:
+    """The Arrow type of an export column: booleans and whole numbers where the column holds them,
+    text for everything else (nested values are JSON text). Declared, not guessed from the values, so
+    every row group has the same schema and a column that happens to be empty is still typed."""
+    import pyarrow as pa
+
+    if column in _BOOLEAN_COLUMNS:
+        return pa.bool_()
+    if column in _INTEGER_COLUMNS:
+        return pa.int64()
+    return pa.string()
+
+
+def _write_parquet(path: Path, columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> None:
+    import itertools
+
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    data = {
-        column: [json.dumps(r[column], ensure_ascii=False) if isinstance(r.get(column), list | dict) else r.get(column)
-                 for r in rows]
-        for column in columns
-    }
-    pq.write_table(pa.table(data), path)
+    schema = pa.schema([(column, _parquet_type(column)) for column in columns])
+    iterator = iter(rows)
+    with pq.ParquetWriter(path, schema) as writer:
+        while batch := list(itertools.islice(iterator, PARQUET_BATCH)):
+            data = {
+                column: [json.dumps(r[column], ensure_ascii=False) if isinstance(r.get(column), list | dict)
+                         else r.get(column) for r in batch]
+                for column in columns
+            }
+            writer.write_table(pa.table(data, schema=schema))

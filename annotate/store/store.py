@@ -269,6 +269,19 @@ class Store:
     def items(self) -> list[Item]:
         return [item_from_row(r) for r in self.db.query("SELECT * FROM items ORDER BY rowid")]
 
+    def iter_items(self) -> Iterator[Item]:
+        """Every item in the order they were added, decoded one at a time (for exports that stream)."""
+        for row in self._stream("SELECT * FROM items ORDER BY rowid"):
+            yield item_from_row(row)
+
+    def _stream(self, sql: str, params: Sequence[Any] = (), batch: int = 1000) -> Iterator[dict[str, Any]]:
+        """Rows of a read query as dicts, fetched `batch` at a time from a cursor of their own."""
+        cursor = self.db.conn.execute(sql, list(params))
+        keys = [d[0] for d in cursor.description]
+        while rows := cursor.fetchmany(batch):
+            for row in rows:
+                yield dict(zip(keys, row, strict=True))
+
     def item_ids(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT id FROM items ORDER BY rowid")]
 
@@ -578,10 +591,15 @@ class Store:
         return AddResult(added=after - before, unchanged=len(labels) - (after - before))
 
     def external_labels(self) -> list[ExternalLabel]:
-        rows = self.db.execute(
+        return list(self.iter_external_labels())
+
+    def iter_external_labels(self) -> Iterator[ExternalLabel]:
+        """The imported labels in the order they were stored, read a batch at a time."""
+        cursor = self.db.conn.execute(
             "SELECT source, rater, cohort, item_id, label, raw, shown_first FROM external_labels ORDER BY id"
-        ).fetchall()
-        return [ExternalLabel(*row) for row in rows]
+        )
+        while rows := cursor.fetchmany(1000):
+            yield from (ExternalLabel(*row) for row in rows)
 
     def add_suggestions(self, suggestions: Sequence[Suggestion]) -> list[Suggestion]:
         created = utc_now()
@@ -599,22 +617,28 @@ class Store:
         return stored
 
     def suggestions(self, item_id: str | None = None) -> list[Suggestion]:
+        return list(self.iter_suggestions(item_id))
+
+    def iter_suggestions(self, item_id: str | None = None) -> Iterator[Suggestion]:
+        """Suggestions in the order they were stored (for one item or all), read a batch at a time."""
         sql = ("SELECT id, item_id, source_model, label, rationale, swapped_label, planted,"
                " prompt_hash, raw FROM suggestions")
         params: list[Any] = []
         if item_id is not None:
             sql += " WHERE item_id = ?"
             params.append(item_id)
-        return [
-            Suggestion(r[1], r[2], r[3], r[4] or "", r[5], bool(r[6]), r[7] or "", r[8] or "",
-                       id=r[0])
-            for r in self.db.execute(sql + " ORDER BY id", params).fetchall()
-        ]
+        cursor = self.db.conn.execute(sql + " ORDER BY id", params)
+        while rows := cursor.fetchmany(1000):
+            yield from (
+                Suggestion(r[1], r[2], r[3], r[4] or "", r[5], bool(r[6]), r[7] or "", r[8] or "", id=r[0])
+                for r in rows
+            )
 
     def judgment_export_rows(
         self, include_superseded: bool = False, include_planted: bool = False
-    ) -> list[dict[str, Any]]:
-        """Judgments joined with who made them and how the item was shown, for `annotate export`.
+    ) -> Iterator[dict[str, Any]]:
+        """Judgments joined with who made them and how the item was shown, for `annotate export`;
+        read from one cursor a batch at a time.
 
         One dict per judgment in submit order, keys: uid, annotator, cohort, item, label (slot
         space), swapped (0/1), initial_label, scores and timings (JSON text), rationale,
@@ -647,7 +671,7 @@ class Store:
             " JOIN annotators n ON n.id = a.annotator_id"
             f" LEFT JOIN suggestions s ON s.id = a.suggestion_id {clause} ORDER BY j.id"
         )
-        return list(self.db.query(sql))
+        return self._stream(sql)
 
     def suggestion(self, suggestion_id: int) -> Suggestion:
         """One suggestion by id; KeyError when there is none."""
