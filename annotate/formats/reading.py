@@ -13,7 +13,7 @@ import csv
 import io
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -110,8 +110,7 @@ def read_text(path: Path) -> str:
     """The file's text: UTF-8, with a leading BOM dropped. Errors name the line and byte."""
     file = str(path)
     data = path.read_bytes()
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise FormatError(file, "UTF-8 text", found="UTF-16 (save the file as UTF-8)")
+    check_bom(file, data)
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
     try:
@@ -119,11 +118,22 @@ def read_text(path: Path) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise FormatError(
-            file, "UTF-8 text", line=line,
-            found=f"byte 0x{data[exc.start]:02x} at column {column} (byte offset {exc.start}), which is not UTF-8;"
-            " save the file as UTF-8",
-        ) from None
+        raise utf8_error(file, line, column, exc.start, data[exc.start]) from None
+
+
+def check_bom(file: str, start: bytes) -> None:
+    """Refuse UTF-16 by its byte-order mark (`start`: the file's first bytes)."""
+    if start.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise FormatError(file, "UTF-8 text", found="UTF-16 (save the file as UTF-8)")
+
+
+def utf8_error(file: str, line: int, column: int, offset: int, byte: int) -> FormatError:
+    """A byte that is not UTF-8, at `line` and byte `column` (both 1-based), `offset` bytes after any BOM."""
+    return FormatError(
+        file, "UTF-8 text", line=line,
+        found=f"byte 0x{byte:02x} at column {column} (byte offset {offset}), which is not UTF-8;"
+        " save the file as UTF-8",
+    )
 
 
 def guess_container(path: Path, text: str) -> str:
@@ -210,15 +220,24 @@ def _json_array(file: str, text: str) -> tuple[Record, ...]:
 
 
 def _jsonl(file: str, text: str) -> tuple[Record, ...]:
-    records = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    return tuple(jsonl_records(file, enumerate(text.split("\n"), start=1), lambda: text))
+
+
+def jsonl_records(file: str, lines: Iterable[tuple[int, str]], whole: Callable[[], str | None]) -> Iterator[Record]:
+    """Records of JSON Lines given as (line number, text without its newline); blank lines are
+    skipped. `whole` gives the file's text (or None when it is too large to hold), read only when
+    the first record is broken JSON, to tell a single pretty-printed object apart."""
+    index = 0
+    for number, line in lines:
         if not line.strip():
             continue
         try:
             value = _loads(line)
         except json.JSONDecodeError as exc:
-            if not records:
-                _refuse_pretty_json(file, text)
+            if not index:
+                text = whole()
+                if text is not None:
+                    _refuse_pretty_json(file, text)
             raise FormatError(
                 file, "one JSON object per line", line=number, found=f"broken JSON: {exc.msg} at column {exc.colno}",
             ) from None
@@ -231,8 +250,8 @@ def _jsonl(file: str, text: str) -> tuple[Record, ...]:
             raise FormatError(file, "valid JSON", line=number, found=str(exc)) from None
         if not isinstance(value, dict):
             raise FormatError(file, "a JSON object", line=number, got=value)
-        records.append(Record(value, file, number, len(records) + 1))
-    return tuple(records)
+        index += 1
+        yield Record(value, file, number, index)
 
 
 def _refuse_pretty_json(file: str, text: str) -> None:
@@ -252,46 +271,49 @@ def _refuse_pretty_json(file: str, text: str) -> None:
 
 
 def _csv_table(file: str, text: str, delimiter: str, kind: str) -> Table:
+    header: list[str] = []
+    records = tuple(csv_records(file, io.StringIO(text, newline=""), delimiter, header))
+    return Table(file, kind, records, tuple(name for name in header if name))
+
+
+def csv_records(file: str, lines: Iterable[str], delimiter: str, header: list[str]) -> Iterator[Record]:
+    """Records of CSV read from `lines` (split as a file opened with newline="" splits them); the
+    header row fills `header` as soon as it is read."""
     previous = csv.field_size_limit()
     csv.field_size_limit(max(previous, _CSV_FIELD_LIMIT))
     try:
-        return _read_csv(file, text, delimiter, kind)
+        reader = csv.reader(lines, delimiter=delimiter, strict=True)
+        seen_header = False
+        index = 0
+        while True:
+            start = reader.line_num + 1
+            try:
+                row = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as exc:
+                raise _csv_error(file, exc, start, reader.line_num) from None
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue
+            if not seen_header:
+                seen_header = True
+                seen: set[str] = set()
+                for name in row:
+                    if name and name in seen:
+                        raise FormatError(file, "distinct column names in the header", line=start,
+                                          field=name, field_kind="column", found="it twice")
+                    seen.add(name)
+                header.extend(row)
+                continue
+            if len(row) != len(header):
+                raise FormatError(
+                    file, f"{len(header)} fields, as in the header", line=start,
+                    found=f"{len(row)} (check the quoting and the {'tabs' if delimiter == chr(9) else 'commas'})",
+                )
+            index += 1
+            yield Record({name: value for name, value in zip(header, row, strict=True) if name}, file, start, index)
     finally:
         csv.field_size_limit(previous)
-
-
-def _read_csv(file: str, text: str, delimiter: str, kind: str) -> Table:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    header: list[str] | None = None
-    records = []
-    while True:
-        start = reader.line_num + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            raise _csv_error(file, exc, start, reader.line_num) from None
-        if not row or (len(row) == 1 and not row[0].strip()):
-            continue
-        if header is None:
-            header = row
-            seen: set[str] = set()
-            for name in header:
-                if name and name in seen:
-                    raise FormatError(file, "distinct column names in the header", line=start,
-                                      field=name, field_kind="column", found="it twice")
-                seen.add(name)
-            continue
-        if len(row) != len(header):
-            raise FormatError(
-                file, f"{len(header)} fields, as in the header", line=start,
-                found=f"{len(row)} (check the quoting and the {'tabs' if delimiter == chr(9) else 'commas'})",
-            )
-        data = {name: value for name, value in zip(header, row, strict=True) if name}
-        records.append(Record(data, file, start, len(records) + 1))
-    columns = tuple(name for name in header or () if name)
-    return Table(file, kind, tuple(records), columns)
 
 
 def _csv_error(file: str, exc: csv.Error, start: int, end: int) -> FormatError:
