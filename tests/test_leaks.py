@@ -103,3 +103,23 @@ def test_names_the_prompt_brings_up_count_only_as_self_introductions() -> None:
               b="As quartz-70b, I must say ...", models=("quartz-70b", "basalt-8b")),
     ])
     assert leaks == [Leak("compare", "B", "Claude"), Leak("models", "B", "quartz-70b")]
+
+
+def test_the_stem_filter_never_hides_a_match() -> None:
+    """A pattern runs only on texts whose lower-cased fold contains one of its stems: sound only if
+    no character left after folding matches an ASCII letter or digit case-insensitively unless it
+    lower-cases to it (the Kelvin sign, long s, dotless i are folded away first)."""
+    import re
+
+    from annotate.formats.lookalikes import fold
+
+    ascii_chars = "abcdefghijklmnopqrstuvwxyz0123456789"
+    pattern = re.compile(f"[{ascii_chars}]", re.IGNORECASE)
+    hiding = []
+    for code in range(0x80, 0x110000):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        for ch in fold(chr(code)):
+            if not ch.isascii() and pattern.fullmatch(ch) and ch.lower() not in ascii_chars:
+                hiding.append(hex(code))
+    assert hiding == []

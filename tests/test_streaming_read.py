@@ -26,7 +26,7 @@ def streamed(path: Path) -> tuple:
     try:
         s = open_source(path)
         records = [(r.data, r.line, r.index) for r in s.records()]
-        return ("ok", s.container, records, s.columns())
+        return ("ok", s.container, records, s.columns)
     except FormatError as exc:
         return ("error", str(exc))
 

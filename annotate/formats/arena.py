@@ -20,14 +20,11 @@ the item's metadata.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
 from typing import Any
 
-from annotate.formats.errors import describe
 from annotate.formats.fields import check_id, check_object, check_text, optional_str
 from annotate.formats.reading import Record
-from annotate.model import ExternalLabel, Item, Message, Response
+from annotate.model import Message, Response
 
 SOURCE = "arena"
 WINNERS = {"model_a": "A", "model_b": "B", "tie": "tie", "tie (bothbad)": "both_bad"}
@@ -38,36 +35,8 @@ SHOWN_FIRST = "A"
 is the left vote), so every vote's display order is known: slot A first."""
 
 
-def parse_arena(records: Sequence[Record]) -> tuple[list[tuple[Item, Record]], list[ExternalLabel], list[str]]:
-    """Items (one per battle, deduplicated), their crowd votes, and warnings."""
-    battles = [_battle(record) for record in records]
-    turns: dict[str, set[int]] = defaultdict(set)
-    for battle in battles:
-        turns[battle["question_id"]].add(battle["turn"])
-    items: dict[str, tuple[Item, Record]] = {}
-    labels: list[ExternalLabel] = []
-    for battle in battles:
-        record: Record = battle["record"]
-        qid = battle["question_id"]
-        item_id = f"arena-{qid}" + (f"-t{battle['turn']}" if len(turns[qid]) > 1 else "")
-        item = Item(
-            id=item_id, kind="pairwise", conversation=battle["conversation"],
-            responses=(battle["A"], battle["B"]), metadata=battle["metadata"],
-        )
-        first = items.get(item_id)
-        if first is None:
-            items[item_id] = (item, record)
-        elif first[0] != item:
-            raise record.error(
-                f"the same battle as {first[1].where} (question_id {describe(qid)}, turn {battle['turn']})",
-                "question_id", found="other models or messages",
-            )
-        labels.append(ExternalLabel(SOURCE, battle["judge"], "crowd", item_id, battle["label"], battle["winner"],
-                                    shown_first=SHOWN_FIRST))
-    return list(items.values()), labels, []
-
-
-def _battle(record: Record) -> dict[str, Any]:
+def read_battle(record: Record) -> dict[str, Any]:
+    """One battle record checked: question_id, turn, judge, winner, label, metadata, conversation, A, B."""
     data = record.data
     for key in REQUIRED:
         if key not in data:

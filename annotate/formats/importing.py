@@ -1,9 +1,11 @@
 """Importing a file into a session: read, check everything, then write in one transaction.
 
-Each import is atomic and idempotent. Atomic: the whole file is parsed and validated first (every
-field, ids unique, items not clashing with stored ones, raters not clashing with another cohort),
-and only then is the store written, in a single transaction; one bad record gives an error naming
-the file, line or record and field, and the session file is left byte for byte as it was.
+Each import is atomic and idempotent. Atomic: the whole file is validated first (every field, ids
+unique, items not clashing with stored ones, raters not clashing with another cohort), and only
+then is the store written, in a single transaction; one bad record gives an error naming the
+file, line or record and field, and the session file is left byte for byte as it was. Items are
+read and staged a batch at a time (`annotate.formats.item_import`), so a file of any size imports
+in the memory of one batch; labels files (`import_labels`) are read whole.
 Idempotent: items already stored with the same content and votes already stored under the same
 (source, rater, item) are counted as unchanged, so importing a file twice changes nothing.
 """
@@ -15,21 +17,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotate.formats.arena import parse_arena
 from annotate.formats.errors import describe
+from annotate.formats.item_import import reader_for, staged_import
 from annotate.formats.labels import parse_shown_first, read_votes
-from annotate.formats.leaks import Leak, find_identity_leaks, leak_warning
+from annotate.formats.leaks import Leak
 from annotate.formats.mapped import (
     ALL_ITEM_TARGETS,
     ITEM_TARGETS,
     OptionError,
-    default_item_map,
     parse_field_map,
-    parse_mapped,
 )
-from annotate.formats.mtbench import parse_mtbench
-from annotate.formats.native import check_kind, parse_native
-from annotate.formats.reading import CONTAINERS, Record, empty_warning, read_table
+from annotate.formats.reading import CONTAINERS, Record
+from annotate.formats.streaming import open_source
 from annotate.model import INVALID_LABEL, ExternalLabel, Item
 from annotate.spec import LabelSchema
 from annotate.store import Store
@@ -104,48 +103,19 @@ def import_items(
     mapping = parse_field_map(field_map, targets, allow_meta=True, joinable=("id", "prompt", *schema.slots))
     if format in ("arena", "mtbench") and schema.kind != "pairwise":
         raise OptionError(f"--format {format}: the records are pairwise, the session is {schema.kind}")
-    table = read_table(path, format if format in CONTAINERS else None)
-    if format == "native" and table.is_csv:
-        raise OptionError(f"{table.file}: the native format is JSON Lines; map CSV columns with --map")
-    empty = empty_warning(table)
-    if empty:
-        return ImportReport(0, 0, 0, 0, (empty,))
-    warnings: list[str] = []
-    votes: list[tuple[ExternalLabel, Record]] = []
-    if format in ("arena", "mtbench"):
-        parse = parse_arena if format == "arena" else parse_mtbench
-        parsed, labels, extra = parse(table.records)
-        warnings += extra
-        votes = list(zip(labels, table.records, strict=True))  # one vote per record
-    elif mapping or table.is_csv:
-        parsed, extra = parse_mapped(table, mapping or default_item_map(table), schema, defaulted=not mapping)
-        warnings += extra
-    else:
-        parsed = parse_native(table.records, schema)
-    items = [item for item, _ in parsed]
-    for item, record in parsed:
-        check_kind(record, item, schema)
-        _check_encodable(item, record)
-    conflicts = set(store.conflicting_item_ids(items))
-    for item, record in parsed:
-        if item.id in conflicts:
-            raise record.error(
-                "an id not yet stored with other content (give a changed item a new id)", "id", got=item.id,
-            )
-    labels_out, label_warnings = _checked_votes(store, votes)
-    warnings += label_warnings
-    leaks = find_identity_leaks(items)
-    warning = leak_warning(leaks)
-    if warning:
-        warnings.append(warning)
-    empty = empty_responses(items)
-    if empty:
-        warnings.append(empty_warning_line(empty))
-    added_items, added_labels = store.add_items_and_labels(items, labels_out, source=path.name)
+    source = open_source(path, format if format in CONTAINERS else None)
+    if format == "native" and source.is_csv:
+        raise OptionError(f"{source.file}: the native format is JSON Lines; map CSV columns with --map")
+    if not source.has_records():
+        header = " (only a header)" if source.is_csv and source.header else ""
+        return ImportReport(0, 0, 0, 0, (f"{source.file} holds no records{header}",))
+    reader = reader_for(source, format, mapping, schema)
+    outcome = staged_import(store, path, source, reader, _check_encodable, empty_warning_line)
+    if outcome is None:  # emptied since it was opened
+        return ImportReport(0, 0, 0, 0, (f"{source.file} holds no records",))
     return ImportReport(
-        added_items.added, added_items.unchanged, added_labels.added, added_labels.unchanged,
-        tuple(warnings), tuple(sorted({lab.cohort for lab in labels_out})), tuple(leaks),
-        empty_responses=tuple(empty),
+        outcome.items.added, outcome.items.unchanged, outcome.labels.added, outcome.labels.unchanged,
+        outcome.warnings, outcome.cohorts, outcome.leaks, empty_responses=outcome.empty,
     )
 
 

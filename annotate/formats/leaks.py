@@ -75,9 +75,9 @@ KNOWN_TERMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("OpenAssistant", r"open ?assistant|oasst", ("openassistant", "open assistant", "oasst")),
     ("Copilot", r"bing chat|microsoft copilot", ("bing chat", "copilot")),
 )
-"""(name shown in warnings, case-insensitive pattern, the lower-case beginnings a match can have).
-Only the first three characters of each beginning are used, as a cheap filter: a pattern runs on
-a text only when some word of the text starts with them (see `_mentions`)."""
+"""(name shown in warnings, case-insensitive pattern, lower-case stems: every match contains one).
+The stems are a cheap filter: a pattern runs on a text only when the lower-cased text contains
+one of them (a substring search; see `_mentions`)."""
 ORDINARY_WORDS = frozenset({
     "Alpaca", "Bard", "Cohere", "Dolly", "Falcon", "Gemini", "Grok", "Guanaco", "Koala", "LLaMA", "Mistral",
     "Vicuna", "Zephyr",
@@ -100,24 +100,21 @@ _MODEL_CONTEXT = re.compile(
 _CONTEXT_CHARS = 60
 _EDGE_BEFORE = r"(?<![A-Za-z0-9])"
 _EDGE_AFTER = r"(?![A-Za-z0-9])"
-_WORD_STARTS = re.compile(r"(?<![a-z0-9])(?=([a-z0-9].{0,2}))", re.DOTALL)
-"""The first three characters at every word start of a lower-cased text (overlapping)."""
 
 
 @dataclass(frozen=True)
 class _Term:
     name: str
-    keys: frozenset[str]
-    """First three lower-case characters of each way a match can begin; empty: always try."""
+    stems: tuple[str, ...]
+    """Lower-case text every match contains one of; empty: always try the pattern."""
     pattern: re.Pattern[str]
     known: bool
 
 
 def _term(name: str, pattern: str, stems: tuple[str, ...], known: bool) -> _Term:
-    keys = frozenset(stem[:3] for stem in stems)
-    if not all(stem[:1].isascii() and stem[:1].isalnum() for stem in stems):
-        keys = frozenset()
-    return _Term(name, keys, re.compile(f"{_EDGE_BEFORE}(?:{pattern}){_EDGE_AFTER}", re.IGNORECASE), known)
+    if not all(stem.isascii() for stem in stems):
+        stems = ()  # lower() and the pattern's case-insensitive match may part ways outside ASCII
+    return _Term(name, stems, re.compile(f"{_EDGE_BEFORE}(?:{pattern}){_EDGE_AFTER}", re.IGNORECASE), known)
 
 
 _KNOWN = tuple(_term(name, pattern, stems, True) for name, pattern, stems in KNOWN_TERMS)
@@ -144,7 +141,7 @@ def find_identity_leaks(items: Iterable[Item], extra_terms: Sequence[str] = ()) 
     items = list(items)
     names = {m for item in items for m in item.models if m and len(m) >= MIN_MODEL_NAME}
     names.update(t for t in extra_terms if len(t) >= MIN_MODEL_NAME)
-    terms = _KNOWN + tuple(_term(n, re.escape(n), (n.lower(),), False) for n in sorted(names))
+    terms = _Terms(_KNOWN + tuple(_term(n, re.escape(n), (n.lower(),), False) for n in sorted(names)))
     leaks = []
     for item in items:
         asked: set[str] | None = None  # the terms the prompt mentions, scanned only when a response has one
@@ -178,18 +175,30 @@ class _Mention:
     introduced: int | None = None
 
 
-def _mentions(text: str, terms: Sequence[_Term]) -> dict[str, _Mention]:
+class _Terms:
+    """The terms of one scan, with their stems laid out flat for the filter of `_mentions`."""
+
+    def __init__(self, terms: Sequence[_Term]) -> None:
+        self.terms = tuple(terms)
+        self.stems = tuple((stem, k) for k, term in enumerate(self.terms) for stem in term.stems)
+        self.always = frozenset(k for k, term in enumerate(self.terms) if not term.stems)
+
+    def present(self, text: str) -> list[_Term]:
+        """The terms whose stem the lower-cased text contains (and those without stems), in order."""
+        lowered = text.lower()
+        hits = {k for stem, k in self.stems if stem in lowered} | self.always
+        return [self.terms[k] for k in sorted(hits)]
+
+
+def _mentions(text: str, terms: _Terms) -> dict[str, _Mention]:
     """Each term matched in (folded) text, with the first match that reads as a model's name
     (distinctive names: any match; ordinary words: `_reads_as_model`) and the first that is a
     self-introduction (`_introduces`), either None. A model name inside a known term's match is
     not counted again.
     """
-    starts = set(_WORD_STARTS.findall(text.lower()))
     found: dict[str, _Mention] = {}
     spans: list[tuple[int, int]] = []
-    for term in terms:
-        if term.keys and starts.isdisjoint(term.keys):
-            continue
+    for term in terms.present(text):
         for match in term.pattern.finditer(text):
             if term.known:
                 spans.append(match.span())

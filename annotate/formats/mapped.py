@@ -24,6 +24,7 @@ from annotate.formats.errors import FormatError, describe, did_you_mean
 from annotate.formats.fields import check_id, check_text, optional_str
 from annotate.formats.native import check_gold, item_kind_for, kind_of
 from annotate.formats.reading import Record, Table
+from annotate.formats.streaming import Source
 from annotate.model import Item, Message, Response
 from annotate.spec import LabelSchema
 
@@ -71,21 +72,24 @@ def parse_field_map(
     return mapping
 
 
-def default_item_map(table: Table) -> dict[str, tuple[str, ...]]:
+def default_item_map(table: Table | Source) -> dict[str, tuple[str, ...]]:
     """With no --map, a CSV file's columns named like the targets (prompt, A, B, ...) are used."""
     return {target: (target,) for target in ALL_ITEM_TARGETS if target in table.columns}
 
 
-def check_columns(table: Table, wanted: Mapping[str, str]) -> None:
+def check_columns(table: Table | Source, wanted: Mapping[str, str]) -> None:
     """Every wanted source field exists in the file; else an error naming it, why it was wanted
     (wanted: column -> reason, e.g. "--map B=resp2") and listing what the file has."""
+    if table.has_columns(set(wanted)):
+        return
+    columns = table.columns
     for column, reason in wanted.items():
-        if column not in table.columns:
-            available = ", ".join(describe(c) for c in table.columns) or "none"
+        if column not in columns:
+            available = ", ".join(describe(c) for c in columns) or "none"
             noun = "column" if table.is_csv else "field"
             raise FormatError(
                 table.file, f"a {noun} of the file ({reason})", field=column, field_kind=noun,
-                found=f"no such {noun}{did_you_mean(column, table.columns)}; the file has: {available}",
+                found=f"no such {noun}{did_you_mean(column, columns)}; the file has: {available}",
             )
 
 
@@ -95,10 +99,9 @@ def map_reasons(mapping: FieldMap, option: str = "--map") -> dict[str, str]:
             for column in columns}
 
 
-def parse_mapped(
-    table: Table, mapping: FieldMap, schema: LabelSchema, *, defaulted: bool = False,
-) -> tuple[list[tuple[Item, Record]], list[str]]:
-    """Items from mapped records, and warnings (rows repeated verbatim are imported once).
+def check_mapping(table: Table | Source, mapping: FieldMap, schema: LabelSchema, *, defaulted: bool = False) -> None:
+    """Refuse a mapping that cannot make items of the session from this file (a required target
+    not mapped, B in a single-response session, a mapped field the file does not have).
 
     defaulted: the mapping is default_item_map's (the user gave no --map), for a better error.
     """
@@ -131,27 +134,25 @@ def parse_mapped(
         raise OptionError(f"--map {first}=...: the session is {schema.kind}, its items have two responses (A and B);"
                           " more are for kind = \"ranking\"")
     check_columns(table, map_reasons(mapping))
-    kind = "column" if table.is_csv else "field"
-    by_id: dict[str, tuple[Item, Record]] = {}
-    parsed: list[tuple[Item, Record]] = []
-    warnings: list[str] = []
-    for record in table.records:
-        item = _item(record, mapping, schema, kind)
-        first = by_id.get(item.id)
-        if first is not None:
-            if "id" in mapping:
-                raise record.error("an id used once in the file", ",".join(mapping["id"]), field_kind=kind,
-                                   found=f"{describe(item.id)} again (first on {first[1].where})")
-            if first[0] != item:
-                raise record.error(
-                    "different prompt and responses from every earlier row, or an id column (--map id=COLUMN)",
-                    found=f"the same prompt and responses as {first[1].where} with other fields",
-                )
-            warnings.append(f"{table.file}: {record.where} repeats {first[1].where}; imported once")
-            continue
-        by_id[item.id] = (item, record)
-        parsed.append((item, record))
-    return parsed, warnings
+
+
+def mapped_item(record: Record, mapping: FieldMap, schema: LabelSchema, kind: str) -> Item:
+    """One record into an item through the mapping (kind: `column` for CSV, `field` for JSON)."""
+    return _item(record, mapping, schema, kind)
+
+
+def repeated_row(record: Record, mapping: FieldMap, kind: str, item_id: str, first: str, same: bool) -> str:
+    """A record whose id an earlier one (at `first`) already gave: refused when ids are mapped or
+    the content differs; a row repeated exactly is imported once, with the warning returned."""
+    if "id" in mapping:
+        raise record.error("an id used once in the file", ",".join(mapping["id"]), field_kind=kind,
+                           found=f"{describe(item_id)} again (first on {first})")
+    if not same:
+        raise record.error(
+            "different prompt and responses from every earlier row, or an id column (--map id=COLUMN)",
+            found=f"the same prompt and responses as {first} with other fields",
+        )
+    return f"{record.file}: {record.where} repeats {first}; imported once"
 
 
 def _item(record: Record, mapping: FieldMap, schema: LabelSchema, kind: str) -> Item:

@@ -24,7 +24,6 @@ the order is swapped) becomes `tie` with raw kept, so the analysis can count it 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from annotate.formats.arena import check_alternating
@@ -64,25 +63,11 @@ def judge_rater(record: Record, value: Any) -> tuple[str, str]:
                        "judge", got=value)
 
 
-def parse_mtbench(records: Sequence[Record]) -> tuple[list[tuple[Item, Record]], list[ExternalLabel], list[str]]:
-    """Items per (question, model pair, turn), the votes, and warnings."""
-    answers: dict[tuple[str, str], tuple[tuple[Message, ...], Record]] = {}
-    items: dict[str, tuple[Item, Record]] = {}
-    labels: list[ExternalLabel] = []
-    for record in records:
-        item, label = _judgment(record, answers)
-        first = items.get(item.id)
-        if first is None:
-            items[item.id] = (item, record)
-        elif first[0] != item:  # cannot happen once the answers agree; kept as a guard
-            raise record.error(f"the same messages as {first[1].where}", "conversation_a", found="different ones")
-        labels.append(label)
-    return list(items.values()), labels, []
-
-
-def _judgment(
+def read_judgment(
     record: Record, answers: dict[tuple[str, str], tuple[tuple[Message, ...], Record]],
 ) -> tuple[Item, ExternalLabel]:
+    """One judgment record checked: its item and its vote. `answers` holds each model's answers to each
+    question seen so far (a model's answers must be the same in every record that shows them)."""
     data = record.data
     for key in REQUIRED:
         if key not in data:

@@ -13,11 +13,9 @@ never silently drops data, and a ranking item with more or fewer responses than 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from annotate.design import RANK_SLOTS
-from annotate.formats.errors import describe
 from annotate.formats.fields import (
     check_id,
     check_keys,
@@ -80,22 +78,6 @@ def check_kind(record: Record, item: Item, schema: LabelSchema, field: str = "re
         found = ("slot A only" if slots == ("A",) else "slots A and B" if slots == ("A", "B")
                  else f"{len(slots)} ({', '.join(slots)})")
         raise record.error(expected, field, found=found, field_kind=field_kind)
-
-
-def parse_native(records: Sequence[Record], schema: LabelSchema) -> list[tuple[Item, Record]]:
-    """Items from native records, each with the record it came from; ids unique within the file."""
-    seen: dict[str, Record] = {}
-    parsed = []
-    for record in records:
-        item = parse_item(record, schema)
-        if item.id in seen:
-            raise record.error(
-                "an id used once in the file", "id",
-                found=f"{describe(item.id)} again (first on {seen[item.id].where})",
-            )
-        seen[item.id] = record
-        parsed.append((item, record))
-    return parsed
 
 
 def parse_item(record: Record, schema: LabelSchema) -> Item:

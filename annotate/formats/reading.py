@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from annotate.formats.errors import _MISSING, FormatError
-from annotate.nesting import deep_line, nesting_error, too_deep
+from annotate.nesting import MAX_DEPTH, deep_line, nesting_error, too_deep
 
 Container = Literal["csv", "tsv", "json", "jsonl"]
 CONTAINERS: tuple[str, ...] = ("csv", "tsv", "json", "jsonl")
@@ -70,6 +70,9 @@ class Table:
     @property
     def is_csv(self) -> bool:
         return self.container in ("csv", "tsv")
+
+    def has_columns(self, wanted: set[str]) -> bool:
+        return wanted <= set(self.columns)
 
 
 def read_table(path: Path | str, container: str | None = None) -> Table:
@@ -193,7 +196,7 @@ def _loads(text: str) -> Any:
         if str(exc).startswith("Exceeds the limit"):  # Python's cap on integer digits, with advice for programmers
             raise ValueError(f"a number of more than {sys.get_int_max_str_digits():,} digits") from None
         raise
-    if too_deep(value):
+    if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(value):  # fewer brackets cannot nest deeper
         raise _TooDeep(deep_line(text))
     return value
 

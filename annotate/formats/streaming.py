@@ -74,6 +74,7 @@ class Source:
             else:
                 yield from jsonl_records(self.file, _numbered_lines(self.file, handle), self._whole_text)
 
+    @property
     def columns(self) -> tuple[str, ...]:
         """CSV: the header; JSON: every key of every record in first-seen order (one pass over the file)."""
         if self.is_csv:
@@ -85,11 +86,19 @@ class Source:
             self._keys = tuple(keys)
         return self._keys
 
+    def has_records(self) -> bool:
+        """Whether the file holds a record (reading up to the first one)."""
+        records = self.records()
+        try:
+            return next(records, None) is not None
+        finally:
+            records.close()
+
     def has_columns(self, wanted: set[str]) -> bool:
         """Whether every wanted column is in the file: CSV by its header; JSON reading records only
         until all have been seen (usually the first record)."""
         if self.is_csv or self._keys is not None:
-            return wanted <= set(self.columns())
+            return wanted <= set(self.columns)
         missing = set(wanted)
         for record in self.records():
             missing -= set(record.data)
@@ -337,7 +346,8 @@ def _element(buf: _Buffer, pos: int) -> tuple[Any, int]:
         if not buf.eof and end >= len(buf.text) - _TAIL:
             buf.more()
             continue
-        if too_deep(value, MAX_DEPTH - 1):
+        brackets = buf.text.count("[", pos, end) + buf.text.count("{", pos, end)
+        if brackets > MAX_DEPTH - 1 and too_deep(value, MAX_DEPTH - 1):  # fewer brackets cannot nest deeper
             raise _too_deep(buf, pos)
         return value, end
 

@@ -12,9 +12,13 @@ from typing import Any
 from annotate.model import Item, Message, Response
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def dumps(value: Any) -> str:
-    """Canonical JSON: sorted keys, no whitespace, UTF-8 kept as is."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Canonical JSON: sorted keys, no whitespace, UTF-8 kept as is (what `json.dumps` with those
+    options writes; one encoder made once, as imports call this for every field of every item)."""
+    return _CANONICAL.encode(value)
 
 
 def _messages(messages: tuple[Message, ...]) -> list[dict[str, str]]:
@@ -43,16 +47,26 @@ def content_hash(item: Item) -> str:
 
 
 def item_row(item: Item, source: str, created: str) -> dict[str, Any]:
-    payload = item_payload(item)
+    """The item's row; its content hash is `content_hash`'s, made from the same JSON pieces
+    (dumps with sorted keys writes a nested value as it writes it alone), so each text is written once."""
+    conversation = dumps(_messages(item.conversation))
+    responses = dumps([
+        {"slot": r.slot, "text": r.text, "model": r.model, "history": _messages(r.history)} for r in item.responses
+    ])
+    metadata = dumps(dict(item.metadata))
+    payload = (
+        f'{{"category":{dumps(item.category)},"conversation":{conversation},"gold":{dumps(item.gold)},'
+        f'"id":{dumps(item.id)},"kind":{dumps(item.kind)},"metadata":{metadata},"responses":{responses}}}'
+    )
     return {
         "id": item.id,
         "kind": item.kind,
-        "conversation": dumps(payload["conversation"]),
-        "responses": dumps(payload["responses"]),
+        "conversation": conversation,
+        "responses": responses,
         "category": item.category,
         "gold": item.gold,
-        "metadata": dumps(payload["metadata"]),
-        "content_hash": content_hash(item),
+        "metadata": metadata,
+        "content_hash": hashlib.sha256(payload.encode("utf-8")).hexdigest(),
         "source": source,
         "created": created,
     }

@@ -1,0 +1,286 @@
+"""Importing items (and Arena or MT-Bench votes) from a file of any size.
+
+The file is read a record at a time (`annotate.formats.streaming`); each record is checked as it
+comes (every field; its kind; the rater's cohort) and staged a batch at a time outside the session
+(`annotate.store.staging`). Checks that need the whole file run on the staged rows: a key seen
+twice, Arena ids that depend on every turn of a question, ids already stored with other content,
+votes repeated with another label. The identity-leak scan needs every model name of the file, so it
+runs as a second pass over the staged items, once the names are known. Only then is the session
+written, in one transaction that copies the staged rows. Memory holds one batch, the file's model
+and rater names, and (MT-Bench only) each model's answers to each question.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from annotate.formats.arena import SHOWN_FIRST, read_battle
+from annotate.formats.arena import SOURCE as ARENA_SOURCE
+from annotate.formats.errors import FormatError, describe
+from annotate.formats.leaks import Leak, find_identity_leaks, leak_warning
+from annotate.formats.mapped import FieldMap, check_mapping, default_item_map, mapped_item, repeated_row
+from annotate.formats.mtbench import read_judgment
+from annotate.formats.native import check_kind, parse_item
+from annotate.formats.reading import Record
+from annotate.formats.streaming import Source
+from annotate.model import ExternalLabel, Item, Message
+from annotate.spec import LabelSchema
+from annotate.store import Store
+from annotate.store.codec import item_row
+from annotate.store.staging import ImportStaging, StagedItem, StagedLabel, Where
+from annotate.store.store import AddResult
+from annotate.text import plural
+
+BATCH = 1000
+"""Records checked and staged at a time."""
+REPEATS_SHOWN = 20
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What one record brings: an item under a key, and maybe a vote on it."""
+
+    item: Item
+    key: str
+    label: ExternalLabel | None = None
+    group: str | None = None
+    suffix: str | None = None
+
+
+class RecordReader(Protocol):
+    def entry(self, record: Record) -> Entry: ...
+
+    def repeat(self, record: Record, entry: Entry, first: Where, same: bool) -> str | None:
+        """A record whose key was staged before: raise, or return a warning (or None) and fold it."""
+
+
+@dataclass
+class NativeReader:
+    schema: LabelSchema
+
+    def entry(self, record: Record) -> Entry:
+        item = parse_item(record, self.schema)
+        return Entry(item, item.id)
+
+    def repeat(self, record: Record, entry: Entry, first: Where, same: bool) -> str | None:
+        raise record.error("an id used once in the file", "id", found=f"{describe(entry.item.id)} again (first on"
+                                                                       f" {first.text})")
+
+
+@dataclass
+class MappedReader:
+    schema: LabelSchema
+    mapping: FieldMap
+    kind: str
+
+    def entry(self, record: Record) -> Entry:
+        item = mapped_item(record, self.mapping, self.schema, self.kind)
+        check_kind(record, item, self.schema)
+        return Entry(item, item.id)
+
+    def repeat(self, record: Record, entry: Entry, first: Where, same: bool) -> str | None:
+        return repeated_row(record, self.mapping, self.kind, entry.item.id, first.text, same)
+
+
+class ArenaReader:
+    """Arena battles: item `arena-{question_id}`, `-t{turn}` added once the file shows the
+    question with several turns; one crowd vote per record."""
+
+    def entry(self, record: Record) -> Entry:
+        battle = read_battle(record)
+        qid, turn = battle["question_id"], battle["turn"]
+        item = Item(id=f"arena-{qid}", kind="pairwise", conversation=battle["conversation"],
+                    responses=(battle["A"], battle["B"]), metadata=battle["metadata"])
+        label = ExternalLabel(ARENA_SOURCE, battle["judge"], "crowd", item.id, battle["label"], battle["winner"],
+                              shown_first=SHOWN_FIRST)
+        return Entry(item, f"{qid}\x1f{turn}", label, group=qid, suffix=f"-t{turn}")
+
+    def repeat(self, record: Record, entry: Entry, first: Where, same: bool) -> str | None:
+        if not same:
+            qid, turn = entry.key.split("\x1f")
+            raise record.error(f"the same battle as {first.text} (question_id {describe(qid)}, turn {turn})",
+                               "question_id", found="other models or messages")
+        return None
+
+
+@dataclass
+class MtbenchReader:
+    answers: dict[tuple[str, str], tuple[tuple[Message, ...], Record]] = field(default_factory=dict)
+
+    def entry(self, record: Record) -> Entry:
+        item, label = read_judgment(record, self.answers)
+        return Entry(item, item.id, label)
+
+    def repeat(self, record: Record, entry: Entry, first: Where, same: bool) -> str | None:
+        if not same:  # cannot happen once the answers agree; kept as a guard
+            raise record.error(f"the same messages as {first.text}", "conversation_a", found="different ones")
+        return None
+
+
+def reader_for(source: Source, format: str, mapping: FieldMap, schema: LabelSchema) -> RecordReader:
+    """The reader of this file's records (checking a --map against the file first)."""
+    if format == "arena":
+        return ArenaReader()
+    if format == "mtbench":
+        return MtbenchReader()
+    if mapping or source.is_csv:
+        used = mapping or default_item_map(source)
+        check_mapping(source, used, schema, defaulted=not mapping)
+        return MappedReader(schema, used, "column" if source.is_csv else "field")
+    return NativeReader(schema)
+
+
+@dataclass
+class Staged:
+    """What a streamed import found on the way (everything else is in the staging tables)."""
+
+    records: int = 0
+    warnings: list[str] = field(default_factory=list)
+    models: set[str] = field(default_factory=set)
+
+
+def stage(store: Store, staging: ImportStaging, source: Source, reader: RecordReader, encodable: Any) -> Staged:
+    """Read, check and stage every record of the file, a batch at a time; errors name the first bad record."""
+    found = Staged()
+    cohorts = {a.name: a.cohort for a in store.annotators()}
+    pending: list[tuple[StagedItem, Record, Entry]] = []
+    votes: list[StagedLabel] = []
+
+    def flush() -> None:
+        for repeat in staging.add_items([staged for staged, _, _ in pending]):
+            _, record, entry = pending[repeat.position]
+            warning = reader.repeat(record, entry, repeat.first, repeat.same)
+            if warning:
+                found.warnings.append(warning)
+        staging.add_labels(votes)
+        pending.clear()
+        votes.clear()
+
+    records: Iterator[Record] = source.records()
+    try:
+        for record in records:
+            found.records += 1
+            entry = reader.entry(record)
+            encodable(entry.item, record)
+            if entry.label is not None:
+                _check_cohort(record, entry.label, cohorts)
+                votes.append(StagedLabel(entry.key, Where(record.line, record.index), entry.label.source,
+                                         entry.label.rater, entry.label.cohort, entry.label.item_id, entry.label.label,
+                                         entry.label.raw, entry.label.shown_first))
+            found.models.update(m for m in entry.item.models if m)
+            where = Where(record.line, record.index)
+            pending.append((StagedItem(entry.key, item_row(entry.item, "", ""), where, entry.group,
+                                       entry.suffix), record, entry))
+            if len(pending) >= BATCH:
+                flush()
+    except FormatError:
+        flush()  # a repeat among the records before the bad one is reported first
+        raise
+    flush()
+    return found
+
+
+def _check_cohort(record: Record, label: ExternalLabel, cohorts: dict[str, str]) -> None:
+    known = cohorts.setdefault(label.rater, label.cohort)
+    if known != label.cohort:
+        raise record.error(
+            f"a rater of one cohort ({describe(label.rater)} is already in cohort {known})",
+            found=f"{describe(label.rater)} as {label.cohort}",
+        )
+
+
+def settle_ids(staging: ImportStaging, file: str) -> None:
+    """Ids that depend on the whole file (Arena turns), then ids two keys ended up with: the same
+    battle is kept once, another one is refused at its record."""
+    staging.apply_suffixes()
+    for key, where, first, same in staging.id_repeats():
+        if not same:
+            qid, turn = key.split("\x1f")
+            raise Record({}, file, where.line, where.index).error(
+                f"the same battle as {first.text} (question_id {describe(qid)}, turn {turn})", "question_id",
+                found="other models or messages",
+            )
+        staging.fold(key)
+
+
+def check_stored(staging: ImportStaging, file: str) -> None:
+    """Refuse the first staged item whose id the session holds with other content."""
+    conflict = staging.first_conflict()
+    if conflict is not None:
+        where, item_id = conflict
+        raise Record({}, file, where.line, where.index).error(
+            "an id not yet stored with other content (give a changed item a new id)", "id", got=item_id,
+        )
+
+
+def vote_warning(staging: ImportStaging) -> str | None:
+    """The votes repeated with another label, as `_checked_votes` words them."""
+    if not staging.n_labels:
+        return None
+    shown, total = staging.label_repeats(REPEATS_SHOWN)
+    if not total:
+        return None
+    more = f"; and {total - REPEATS_SHOWN} more" if total > REPEATS_SHOWN else ""
+    return (f"{plural(total, 'repeated vote')} with different labels (kept the first or stored one): "
+            f"{'; '.join(shown)}{more}")
+
+
+def scan_texts(staging: ImportStaging, models: set[str]) -> tuple[list[Leak], list[tuple[str, str]]]:
+    """Identity leaks (every model name of the file known) and empty responses, in item order."""
+    leaks: list[Leak] = []
+    empty: list[tuple[str, str]] = []
+    terms = sorted(models)
+    for items in staging.items():
+        leaks += find_identity_leaks(items, extra_terms=terms)
+        empty += [(item.id, r.slot) for item in items for r in item.responses if not r.text.strip()]
+    return leaks, empty
+
+
+def text_warnings(leaks: Sequence[Leak], empty: Sequence[tuple[str, str]], empty_line: Any) -> list[str]:
+    warnings = []
+    warning = leak_warning(leaks)
+    if warning:
+        warnings.append(warning)
+    if empty:
+        warnings.append(empty_line(empty))
+    return warnings
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a streamed import wrote and found."""
+
+    items: AddResult
+    labels: AddResult
+    warnings: tuple[str, ...]
+    cohorts: tuple[str, ...]
+    leaks: tuple[Leak, ...]
+    empty: tuple[tuple[str, str], ...]
+
+
+def staged_import(store: Store, path: Path, source: Source, reader: RecordReader, encodable: Any,
+                  empty_line: Any) -> Outcome | None:
+    """Stage, check and commit one file (None for a file without records: nothing is written).
+
+    encodable(item, record) checks what the field checks do not (metadata as JSON); empty_line
+    words the empty-responses warning."""
+    from annotate.store import utc_now
+
+    with ImportStaging(store) as staging:
+        found = stage(store, staging, source, reader, encodable)
+        if not found.records:
+            return None
+        settle_ids(staging, source.file)
+        check_stored(staging, source.file)
+        warnings = list(found.warnings)
+        votes = vote_warning(staging)
+        if votes:
+            warnings.append(votes)
+        leaks, empty = scan_texts(staging, found.models)
+        warnings += text_warnings(leaks, empty, empty_line)
+        cohorts = staging.cohorts()
+        items, labels = staging.commit(path.name, utc_now(), check=lambda: check_stored(staging, source.file))
+    return Outcome(items, labels, tuple(warnings), cohorts, tuple(leaks), tuple(empty))

@@ -1,0 +1,302 @@
+"""An import staged outside the session, then swapped in by one transaction.
+
+The importer checks and stages a file a batch of records at a time into temporary tables (SQLite's
+temp database: a file of its own, gone when the connection closes), so it holds one batch, never
+the file. Nothing touches the session until `commit`, which copies the staged items and votes in
+one write transaction: an import lands whole or not at all, and holds the write lock only for the
+copy. Each staged row remembers the line (or record) it came from, so a check made on the staged
+rows (an id already stored with other content, a vote repeated with another label) still names it.
+
+Items are keyed by what makes them the same item in the file (`key`: the id, or for Arena battles
+the question and turn); a key staged twice is reported back (`add_items`) for the importer to
+refuse or fold. Arena ids that depend on the whole file (`-t{turn}` when a question comes with
+several turns) are settled by `apply_suffixes` before anything is checked against the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from annotate.model import Item
+from annotate.store.codec import content_hash, item_from_row
+from annotate.store.store import AddResult, Store
+
+ITEM_COLUMNS = ("id", "kind", "conversation", "responses", "category", "gold", "metadata", "content_hash")
+_TABLES = (
+    "CREATE TEMP TABLE stage_items (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, grp TEXT, suffix TEXT,"
+    " line INTEGER, idx INTEGER NOT NULL, id TEXT NOT NULL, kind TEXT NOT NULL, conversation TEXT NOT NULL,"
+    " responses TEXT NOT NULL, category TEXT, gold TEXT, metadata TEXT, content_hash TEXT NOT NULL)",
+    "CREATE TEMP TABLE stage_labels (seq INTEGER PRIMARY KEY, line INTEGER, idx INTEGER NOT NULL, key TEXT NOT NULL,"
+    " source TEXT NOT NULL, rater TEXT NOT NULL, cohort TEXT NOT NULL, item_id TEXT NOT NULL, label TEXT NOT NULL,"
+    " raw TEXT, shown_first TEXT)",
+)
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a staged row came from: a line of the file, or a record of a JSON array."""
+
+    line: int | None
+    index: int
+
+    @property
+    def text(self) -> str:
+        return f"line {self.line}" if self.line is not None else f"record {self.index}"
+
+
+@dataclass(frozen=True)
+class StagedItem:
+    key: str
+    row: dict[str, Any]
+    """The item's row (`annotate.store.codec.item_row` columns ITEM_COLUMNS)."""
+    where: Where
+    group: str | None = None
+    suffix: str | None = None
+    """Added to the id when more than one key of the same group is staged (`apply_suffixes`)."""
+
+
+@dataclass(frozen=True)
+class StagedLabel:
+    key: str
+    """The staged item the vote is on."""
+    where: Where
+    source: str
+    rater: str
+    cohort: str
+    item_id: str
+    label: str
+    raw: str
+    shown_first: str | None
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """An item key staged again: `position` in the batch, where it was first, and whether the content is the same."""
+
+    position: int
+    first: Where
+    same: bool
+
+
+class ImportStaging:
+    """The temporary tables of one import on `store`'s connection (use as a context manager)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.db = store.db
+        self._outer = store.db.conn.in_transaction
+        """Staged inside a caller's transaction: it is theirs to end."""
+        self._seq = 0
+        self._label_seq = 0
+        self._drop()
+        self.db.execute("PRAGMA temp.cache_size = -65536")
+        for sql in _TABLES:
+            self.db.execute(sql)
+        self._settle()
+
+    def __enter__(self) -> ImportStaging:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._drop()
+
+    def _drop(self) -> None:
+        for table in ("stage_items", "stage_labels"):
+            self.db.execute(f"DROP TABLE IF EXISTS temp.{table}")
+        self._settle()
+
+    def _settle(self) -> None:
+        """End the transaction Python's sqlite3 opens by itself before a write to the staging tables
+        (they live in the temp database: nothing of the session is written or locked), so the
+        session's own transaction can begin."""
+        if self.db.conn.in_transaction and not self._outer:
+            self.db.conn.commit()
+
+    # -- staging ---------------------------------------------------------------------------------
+
+    def add_items(self, batch: Sequence[StagedItem]) -> list[Repeat]:
+        """Stage a batch; the entries whose key was staged before (in this batch or earlier) are
+        not staged again and come back as Repeats, in batch order."""
+        first_seq = self._seq + 1
+        rows = []
+        for entry in batch:
+            self._seq += 1
+            rows.append((self._seq, entry.key, entry.group, entry.suffix, entry.where.line, entry.where.index,
+                         *(entry.row[c] for c in ITEM_COLUMNS)))
+        self.db.conn.executemany(
+            "INSERT OR IGNORE INTO temp.stage_items (seq, key, grp, suffix, line, idx, id, kind, conversation,"
+            " responses, category, gold, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows,
+        )
+        stored = self.db.execute("SELECT count(*) FROM temp.stage_items WHERE seq >= ?", [first_seq]).fetchone()[0]
+        self._settle()
+        if stored == len(rows):
+            return []
+        kept = {r[0] for r in self.db.execute("SELECT seq FROM temp.stage_items WHERE seq >= ?", [first_seq])}
+        repeats = []
+        for position, (row, entry) in enumerate(zip(rows, batch, strict=True)):
+            if row[0] in kept:
+                continue
+            line, idx, digest = self.db.execute(
+                "SELECT line, idx, content_hash FROM temp.stage_items WHERE key = ?", [entry.key]
+            ).fetchone()
+            repeats.append(Repeat(position, Where(line, idx), digest == entry.row["content_hash"]))
+        return repeats
+
+    def add_labels(self, batch: Sequence[StagedLabel]) -> None:
+        rows = []
+        for label in batch:
+            self._label_seq += 1
+            rows.append((self._label_seq, label.where.line, label.where.index, label.key, label.source, label.rater,
+                         label.cohort, label.item_id, label.label, label.raw, label.shown_first))
+        self.db.conn.executemany(
+            "INSERT INTO temp.stage_labels (seq, line, idx, key, source, rater, cohort, item_id, label, raw,"
+            " shown_first) VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows,
+        )
+        self._settle()
+
+    @property
+    def n_items(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM temp.stage_items").fetchone()[0])
+
+    @property
+    def n_labels(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM temp.stage_labels").fetchone()[0])
+
+    # -- settling what depends on the whole file -------------------------------------------------
+
+    def apply_suffixes(self) -> None:
+        """Items of a group staged under more than one key get their suffix added to the id (and a
+        new content hash); votes on them follow."""
+        rows = list(self.store._stream(
+            "SELECT seq, key, suffix, id, kind, conversation, responses, category, gold, metadata FROM temp.stage_items"
+            " WHERE grp IN (SELECT grp FROM temp.stage_items WHERE grp IS NOT NULL GROUP BY grp HAVING count(*) > 1)"
+            " AND suffix IS NOT NULL ORDER BY seq"
+        ))
+        for row in rows:
+            new_id = row["id"] + row["suffix"]
+            item = item_from_row({**row, "id": new_id})
+            self.db.execute("UPDATE temp.stage_items SET id = ?, content_hash = ? WHERE seq = ?",
+                            [new_id, content_hash(item), row["seq"]])
+            self.db.execute("UPDATE temp.stage_labels SET item_id = ? WHERE key = ?", [new_id, row["key"]])
+        self._settle()
+
+    def id_repeats(self) -> list[tuple[str, Where, Where, bool]]:
+        """Ids staged under two keys (possible only once suffixes are settled): (later key, its
+        place, the first's place, same content), in file order."""
+        rows = self.db.execute(
+            "SELECT s.key, s.line, s.idx, f.line, f.idx, s.content_hash = f.content_hash FROM temp.stage_items s"
+            " JOIN temp.stage_items f ON f.id = s.id AND f.seq < s.seq"
+            " WHERE f.seq = (SELECT min(seq) FROM temp.stage_items WHERE id = s.id) ORDER BY s.seq"
+        ).fetchall() if self._has_repeated_ids() else []
+        return [(key, Where(line, idx), Where(fline, fidx), bool(same)) for key, line, idx, fline, fidx, same in rows]
+
+    def _has_repeated_ids(self) -> bool:
+        return bool(self.db.execute(
+            "SELECT EXISTS (SELECT 1 FROM temp.stage_items GROUP BY id HAVING count(*) > 1)"
+        ).fetchone()[0])
+
+    def fold(self, key: str) -> None:
+        """Drop the item staged under `key` (the same item as one staged before under another key)."""
+        self.db.execute("DELETE FROM temp.stage_items WHERE key = ?", [key])
+        self._settle()
+
+    # -- checks against the session --------------------------------------------------------------
+
+    def first_conflict(self) -> tuple[Where, str] | None:
+        """The first staged item whose id the session holds with other content."""
+        row = self.db.execute(
+            "SELECT s.line, s.idx, s.id FROM temp.stage_items s JOIN main.items i ON i.id = s.id"
+            " WHERE i.content_hash != s.content_hash ORDER BY s.seq LIMIT 1"
+        ).fetchone()
+        return None if row is None else (Where(row[0], row[1]), row[2])
+
+    def label_repeats(self, cap: int) -> tuple[list[str], int]:
+        """Votes repeated with another label, in the file (`rater on item: first at where, other at
+        where`) or against a stored vote of the same source (`... at where, stored X`): the first
+        `cap` descriptions in file order, and how many there are."""
+        self.db.execute(
+            "CREATE INDEX IF NOT EXISTS temp.stage_labels_key ON stage_labels (source, rater, item_id, seq)"
+        )
+        self._settle()
+        firsts = (
+            "SELECT l.* FROM temp.stage_labels l WHERE l.seq = (SELECT min(seq) FROM temp.stage_labels f"
+            " WHERE f.source = l.source AND f.rater = l.rater AND f.item_id = l.item_id)"
+        )
+        sql = (
+            f"WITH firsts AS ({firsts})"
+            " SELECT l.seq, l.rater, l.item_id, f.label, f.line, f.idx, l.label, l.line, l.idx, NULL"
+            " FROM temp.stage_labels l JOIN firsts f ON f.source = l.source AND f.rater = l.rater"
+            " AND f.item_id = l.item_id WHERE l.seq != f.seq AND l.label != f.label"
+            " UNION ALL SELECT f.seq, f.rater, f.item_id, f.label, f.line, f.idx, NULL, NULL, NULL, e.label"
+            " FROM firsts f JOIN main.external_labels e ON e.source = f.source AND e.rater = f.rater"
+            " AND e.item_id = f.item_id WHERE e.label != f.label ORDER BY 1"
+        )
+        found: list[str] = []
+        total = 0
+        for _seq, rater, item, first, fline, fidx, label, line, idx, stored in self.db.execute(sql):
+            total += 1
+            if len(found) >= cap:
+                continue
+            if stored is not None:
+                found.append(f"{rater} on {item}: {first} at {Where(fline, fidx).text}, stored {stored}")
+            else:
+                found.append(
+                    f"{rater} on {item}: {first} at {Where(fline, fidx).text}, {label} at {Where(line, idx).text}"
+                )
+        return found, total
+
+    def items(self, batch: int = 1000) -> Iterator[list[Item]]:
+        """The staged items in file order, a batch at a time (for checks of their texts)."""
+        chunk: list[Item] = []
+        for row in self.store._stream(
+            "SELECT id, kind, conversation, responses, category, gold, metadata FROM temp.stage_items ORDER BY seq"
+        ):
+            chunk.append(item_from_row(row))
+            if len(chunk) >= batch:
+                yield chunk
+                chunk = []
+        if chunk:
+            yield chunk
+
+    def cohorts(self) -> tuple[str, ...]:
+        return tuple(r[0] for r in self.db.execute("SELECT DISTINCT cohort FROM temp.stage_labels ORDER BY 1"))
+
+    # -- the swap --------------------------------------------------------------------------------
+
+    def commit(self, source: str, created: str, check: Any = None) -> tuple[AddResult, AddResult]:
+        """Copy the staged items and votes into the session in one write transaction.
+
+        Items already stored (same id, same content) and votes already stored (same source, rater
+        and item) are left as they are and counted unchanged; of votes repeated in the file the
+        first counts. `check` runs first inside the transaction, under the write lock (e.g. the
+        conflict check again, for items another process added meanwhile)."""
+        n_items = self.n_items
+        self._settle()
+        with self.store.transaction() as db:
+            if check is not None:
+                check()
+            cursor = db.execute(
+                "INSERT INTO main.items (id, kind, conversation, responses, category, gold, metadata, content_hash,"
+                " source, created) SELECT id, kind, conversation, responses, category, gold, metadata, content_hash,"
+                " ?, ? FROM temp.stage_items s WHERE NOT EXISTS (SELECT 1 FROM main.items i WHERE i.id = s.id)"
+                " ORDER BY seq", [source, created],
+            )
+            items = AddResult(added=int(cursor.rowcount), unchanged=n_items - int(cursor.rowcount))
+            if not self.n_labels:
+                return items, AddResult(0, 0)
+            db.execute(
+                "INSERT OR IGNORE INTO main.annotators (name, cohort, created) SELECT rater, cohort, ?"
+                " FROM (SELECT DISTINCT rater, cohort FROM temp.stage_labels) ORDER BY rater, cohort", [created],
+            )
+            distinct = db.execute(
+                "SELECT count(*) FROM (SELECT DISTINCT source, rater, item_id FROM temp.stage_labels)"
+            ).fetchone()[0]
+            cursor = db.execute(
+                "INSERT OR IGNORE INTO main.external_labels (source, rater, cohort, item_id, label, raw, shown_first,"
+                " created) SELECT source, rater, cohort, item_id, label, raw, shown_first, ? FROM temp.stage_labels"
+                " ORDER BY seq", [created],
+            )
+            labels = AddResult(added=int(cursor.rowcount), unchanged=int(distinct) - int(cursor.rowcount))
+        return items, labels
