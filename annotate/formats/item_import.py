@@ -150,14 +150,15 @@ def stage(store: Store, staging: ImportStaging, source: Source, reader: RecordRe
     votes: list[StagedLabel] = []
 
     def flush() -> None:
-        for repeat in staging.add_items([staged for staged, _, _ in pending]):
-            _, record, entry = pending[repeat.position]
+        batch, labels = list(pending), list(votes)
+        pending.clear()
+        votes.clear()
+        staging.add_labels(labels)
+        for repeat in staging.add_items([staged for staged, _, _ in batch]):
+            _, record, entry = batch[repeat.position]
             warning = reader.repeat(record, entry, repeat.first, repeat.same)
             if warning:
                 found.warnings.append(warning)
-        staging.add_labels(votes)
-        pending.clear()
-        votes.clear()
 
     records: Iterator[Record] = source.records()
     try:
