@@ -11,9 +11,15 @@ also writes events that belong to no submit (navigation), as the app does.
 At the end the script checks that no row was lost (every judgment and every event of every
 process is in the file), that no process saw an error of any kind (so no "database is locked"
 reached a person), and that `PRAGMA integrity_check` is ok; it prints the write latency per
-submit (median, p99, max) and the time to open the session and get the queue.
+submit (median, p99, max), the rows lost, and the time to open the session and get the queue.
 
-    python bench/stress_concurrent.py [--processes 10] [--judgments 100] [--dir FOLDER]
+By default every annotator submits as fast as the store takes it (the worst case); `--pause-ms M`
+makes each wait a random time of mean M between submits, as people reading do. `--lock-wait sqlite`
+waits for the write lock with SQLite's own busy handler (the way before `Store.transaction` polled
+for it itself), for a before/after comparison on the same machine; `--compare` runs both.
+
+    python bench/stress_concurrent.py [--processes 10] [--judgments 100] [--pause-ms 0] [--dir FOLDER]
+    python bench/stress_concurrent.py --processes 50 --compare
 
 Exit status 0 when every check passes (tests/test_concurrency.py runs it).
 """
@@ -22,6 +28,8 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import os
+import random
 import statistics
 import sys
 import tempfile
@@ -39,7 +47,21 @@ NAV_EVERY = 10
 """Every this many items a process also writes one navigation event on its own (no submit)."""
 
 
-def worker(spec_path: str, annotator: str, n: int, barrier: mp.Barrier, results: mp.Queue) -> None:
+def use_sqlite_busy_handler() -> None:
+    """Wait for the write lock as before: BEGIN IMMEDIATE under SQLite's busy handler (busy timeout)."""
+    import annotate.store.store as store_module
+
+    def begin(db, timeout_s: float = 0.0) -> None:  # type: ignore[no-untyped-def]
+        store_module._retry_locked(lambda: db.execute("BEGIN IMMEDIATE"))
+
+    store_module.begin_immediate = begin
+
+
+def worker(spec_path: str, annotator: str, n: int, barrier: mp.Barrier, results: mp.Queue, pause_ms: float = 0.0,
+           lock_wait: str = "annotate") -> None:
+    if lock_wait == "sqlite":
+        use_sqlite_busy_handler()
+    rng = random.Random(annotator)
     latencies: list[float] = []
     errors: list[str] = []
     open_ms = 0.0
@@ -67,6 +89,8 @@ def worker(spec_path: str, annotator: str, n: int, barrier: mp.Barrier, results:
                 errors.append(f"submit: {type(exc).__name__}: {exc}")
                 continue
             latencies.append((time.perf_counter() - start) * 1000)
+            if pause_ms:
+                time.sleep(rng.expovariate(1000.0 / pause_ms))
             if k % NAV_EVERY == NAV_EVERY - 1:
                 nav = Event("nav.back", time.monotonic_ns(), utc_now(), {}, assignment.id, annotator)
                 try:
@@ -81,7 +105,11 @@ def worker(spec_path: str, annotator: str, n: int, barrier: mp.Barrier, results:
     results.put((annotator, latencies, errors, open_ms, nav_events))
 
 
-def run(processes: int, judgments: int, folder: Path) -> bool:
+def percentile(ordered: list[float], q: float) -> float:
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def run(processes: int, judgments: int, folder: Path, pause_ms: float = 0.0, lock_wait: str = "annotate") -> bool:
     """Run the stress test in `folder`; print the figures; True when every check passed."""
     spec = create_session("stress", "pairwise", seed=1, folder=folder / "sessions")
     with Store.open(spec.db) as store:
@@ -94,7 +122,8 @@ def run(processes: int, judgments: int, folder: Path) -> bool:
     context = mp.get_context("spawn")  # a fresh interpreter per annotator, like separate terminals
     barrier = context.Barrier(processes)
     results: mp.Queue = context.Queue()
-    procs = [context.Process(target=worker, args=(str(spec.path), name, judgments, barrier, results))
+    procs = [context.Process(target=worker, args=(str(spec.path), name, judgments, barrier, results, pause_ms,
+                                                  lock_wait))
              for name in annotators]
     start = time.perf_counter()
     for proc in procs:
@@ -114,15 +143,19 @@ def run(processes: int, judgments: int, folder: Path) -> bool:
         integrity = store.db.execute("PRAGMA integrity_check").fetchone()[0]
     expected = processes * judgments
     expected_events = EVENTS_PER_SUBMIT * expected + nav_events
-    p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] if latencies else float("nan")
-    print(f"{processes} processes x {judgments} judgments on one file, all starting at once ({wall:.1f} s wall)")
+    p99 = percentile(latencies, 0.99)
+    pace = f"a pause of mean {pause_ms:g} ms between submits" if pause_ms else "no pause between submits"
+    print(f"{processes} processes x {judgments} judgments on one file, all starting at once, {pace}; lock wait:"
+          f" {lock_wait} ({wall:.1f} s wall, load average {os.getloadavg()[0]:.2f})")
     print(f"judgments stored {stored} of {expected} (every annotator {min(per_annotator.values())}"
           f"-{max(per_annotator.values())}); events stored {events} of {expected_events}")
     print(f"errors reaching a user: {len(errors)}" + (f" (first: {errors[0]})" if errors else ""))
     print(f"integrity_check: {integrity}")
+    print(f"rows lost: {expected - stored} judgments, {expected_events - events} events")
     if latencies:
         print(f"write latency per submit (queued on the app's store thread until durable): "
-              f"median {statistics.median(latencies):.1f} ms, p99 {p99:.1f} ms, max {latencies[-1]:.1f} ms")
+              f"median {statistics.median(latencies):.1f} ms, p99 {p99:.1f} ms, max {latencies[-1]:.1f} ms"
+              f" (p90 {percentile(latencies, 0.9):.1f} ms, p999 {percentile(latencies, 0.999):.1f} ms)")
     if opens:
         print(f"open + queue at start: median {statistics.median(opens):.0f} ms, max {opens[-1]:.0f} ms")
     ok = (stored == expected and set(per_annotator.values()) == {judgments} and events == expected_events
@@ -135,10 +168,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--processes", type=int, default=10)
     parser.add_argument("--judgments", type=int, default=100, help="per process")
+    parser.add_argument("--pause-ms", type=float, default=0.0, help="Mean pause between submits (default: none).")
+    parser.add_argument("--lock-wait", choices=("annotate", "sqlite"), default="annotate",
+                        help="How a writer waits for the lock: annotate's polls, or SQLite's busy handler (before).")
+    parser.add_argument("--compare", action="store_true", help="Run with SQLite's busy handler, then with annotate's.")
     parser.add_argument("--dir", type=Path, default=None, help="Where to put the session (default: a temp folder).")
     args = parser.parse_args()
     folder = args.dir or Path(tempfile.mkdtemp(prefix="annotate-stress-"))
-    return 0 if run(args.processes, args.judgments, folder) else 1
+    waits = ("sqlite", "annotate") if args.compare else (args.lock_wait,)
+    ok = True
+    for wait in waits:
+        ok &= run(args.processes, args.judgments, folder / wait, args.pause_ms, wait)
+        print()
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -27,13 +27,16 @@ _NEEDS_QUOTES = re.compile('[,"\r\n]')
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
+_FIRST = frozenset(FORMULA_STARTS)
+
+
 def defuse_formula(text: str) -> str:
     """`text` with a leading `'` when a spreadsheet would run it as a formula (plain numbers excepted).
 
     >>> defuse_formula("=1+1"), defuse_formula("-2"), defuse_formula("- a point")
     ("'=1+1", '-2', "'- a point")
     """
-    if text.startswith(FORMULA_STARTS) and not _PLAIN_NUMBER.fullmatch(text):
+    if text[:1] in _FIRST and not _PLAIN_NUMBER.fullmatch(text):
         return "'" + text
     return text
 
@@ -47,4 +50,8 @@ def csv_field(text: str) -> str:
 
 def csv_row(cells: Iterable[str], *, raw: bool = False) -> str:
     """One line of CSV ending in `\\n`; formulas defused unless `raw`."""
-    return ",".join(csv_field(cell if raw else defuse_formula(cell)) for cell in cells) + "\n"
+    fields = list(cells) if raw else [defuse_formula(cell) for cell in cells]
+    line = ",".join(fields)
+    if line.count(",") == len(fields) - 1 and '"' not in line and "\n" not in line and "\r" not in line:
+        return line + "\n"  # no field needs quotes: the common row, written without looking at each field
+    return ",".join(csv_field(field) for field in fields) + "\n"

@@ -266,6 +266,13 @@ def _json_line(row: dict[str, Any]) -> str:
 def _cell(value: Any) -> str:
     if value is None:
         return ""
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int or kind is float:
+        return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list | dict):
@@ -294,7 +301,7 @@ def _require_pyarrow() -> None:
         ) from None
 
 
-PARQUET_BATCH = 50_000
+PARQUET_BATCH = 10_000
 """Rows per Parquet row group: one group is what an export holds in memory at a time."""
 _INTEGER_COLUMNS = frozenset({"confidence", "first_input_ms", "submit_ms", "active_ms", "position"})
 _BOOLEAN_COLUMNS = frozenset({"swapped", "planted", "superseded", "suggestion_shown"})

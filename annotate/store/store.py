@@ -8,7 +8,9 @@ for the lock instead of failing with "database is locked".
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 import sqlite3
 import time
 import uuid
@@ -180,7 +182,7 @@ class Store:
             with self.db.atomic():
                 yield self.db
             return
-        _retry_locked(lambda: self.db.execute("BEGIN IMMEDIATE"))
+        begin_immediate(self.db)
         try:
             if self._wal is not None:
                 self._wal.check()
@@ -798,14 +800,46 @@ def _judgment_from_row(row: dict[str, Any]) -> Judgment:
 
 
 def _retry_locked(action: Any, attempts: int = 50) -> Any:
-    """Run an action that may hit SQLITE_BUSY outside the busy handler (e.g. BEGIN IMMEDIATE
-    racing a WAL checkpoint), retrying with a short backoff instead of surfacing
+    """Run an action that may hit SQLITE_BUSY outside the busy handler (e.g. switching to WAL while
+    another connection opens the file), retrying with a short backoff instead of surfacing
     "database is locked" to a person."""
     for attempt in range(attempts):
         try:
             return action()
         except sqlite3.OperationalError as exc:
-            if ("locked" not in str(exc) and "busy" not in str(exc)) or attempt == attempts - 1:
+            if not _busy(exc) or attempt == attempts - 1:
                 raise
             time.sleep(min(0.01 * (attempt + 1), 0.2))
     return None
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+LOCK_POLL_S = (0.0002, 0.0005, 0.001, 0.002, 0.003)
+"""How long a writer waiting for the write lock sleeps between tries (then the last, each with
+jitter): a lock released is taken within a few milliseconds, while SQLite's own busy handler
+sleeps 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100 ms in turn, so a writer that waits at all
+waits tens of milliseconds past the release."""
+
+
+def begin_immediate(db: sqlite_utils.Database, timeout_s: float = BUSY_TIMEOUT_MS / 1000) -> None:
+    """BEGIN IMMEDIATE, waiting up to `timeout_s` for the write lock by our own short, jittered
+    polls (LOCK_POLL_S) instead of SQLite's busy handler; raises "database is locked" after that.
+
+    The connection's busy timeout is off only for these tries (every other statement keeps it)."""
+    deadline = time.monotonic() + timeout_s
+    db.execute("PRAGMA busy_timeout = 0")
+    try:
+        for attempt in itertools.count():
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc) or time.monotonic() >= deadline:
+                    raise
+            pause = LOCK_POLL_S[min(attempt, len(LOCK_POLL_S) - 1)]
+            time.sleep(pause * random.uniform(0.5, 1.5))
+    finally:
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
