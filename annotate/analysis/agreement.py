@@ -18,7 +18,9 @@ result on codes and on numbers; interval and ratio distances (alpha, weighted ka
 Every coefficient is a function of sums of per-unit sufficient statistics (per-unit coincidence
 matrices for alpha, per-unit category counts for Fleiss/Gwet/percent agreement, per-unit cells of
 the pair table for Cohen), so the bootstrap (`annotate.analysis.bootstrap`) resamples units with a
-``(B, n_units)`` weight matrix and aggregates with one matrix product per block of resamples.
+``(B, n_units)`` weight matrix and aggregates with one matrix product per block of resamples.  The
+units resampled are the matrix's rows: one draw serves every coefficient and rater pair of a table,
+each summing the resampled units it uses (pairable units for alpha, jointly rated ones for a pair).
 
 Missing values: a unit enters a multi-rater coefficient's agreement term only if it has >= 2
 ratings ("pairable", Krippendorff 2011); single ratings are never paired.  Each coefficient's
@@ -38,8 +40,8 @@ import pandas as pd
 
 from annotate.analysis.bootstrap import (
     DEFAULT_N_BOOT,
-    estimate_from_features,
-    estimates_from_features,
+    Part,
+    estimates_on_shared_resamples,
     safe_ratio,
 )
 from annotate.analysis.estimate import Estimate, json_number
@@ -56,6 +58,7 @@ __all__ = [
     "interpret_alpha",
     "kappa_scores",
     "krippendorff_alpha",
+    "pairs_table",
     "percent_agreement",
     "ratings_matrix",
     "value_domain",
@@ -296,7 +299,8 @@ def krippendorff_alpha(
 
     matrix: ``(n_units, n_raters)`` with NaN for missing (see the module docstring for codes versus
     numbers).  Units with fewer than two ratings are not pairable and are dropped; the bootstrap
-    resamples the pairable units (percentile interval, ``n_boot`` resamples, ``seed``).
+    resamples the matrix's units (rows) and each resample's alpha is that of the pairable units it
+    drew (percentile interval, ``n_boot`` resamples, ``seed``).
     ``n_pairable`` is Krippendorff's n, the number of pairable values.  NaN when D_e = 0 (no
     variation) or no unit is pairable.
 
@@ -309,6 +313,16 @@ def krippendorff_alpha(
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
     idx, domain = _encode(matrix, categories)
+    return _on_rows(idx.shape[0], [_alpha_part(idx, domain, level)], n_boot, seed)[0]["value"]
+
+
+def _on_rows(n_rows: int, parts: Sequence[Part], n_boot: int, seed: int | None) -> list[dict[str, Estimate]]:
+    """The parts' estimates on one draw of resamples of the matrix's ``n_rows`` units."""
+    return estimates_on_shared_resamples(parts, n_rows, n_boot=n_boot, seed=seed)
+
+
+def _alpha_part(idx: np.ndarray, domain: np.ndarray, level: Level) -> Part:
+    """Alpha's features over the pairable rows (`krippendorff_alpha`), as one part of a table's draw."""
     counts = _value_counts(idx, domain.size)
     m = counts.sum(axis=1)
     pairable = m >= 2
@@ -322,9 +336,7 @@ def krippendorff_alpha(
         d_o = ((counts @ delta) * counts).sum(axis=1) / (m - 1.0)
         features = np.column_stack([d_o, counts])
         statistic = _alpha_fixed_statistic(delta)
-    return estimate_from_features(
-        features, statistic, n_boot=n_boot, seed=seed, n_units=n_units, n_raters=n_raters, n_pairable=n_pairable
-    )
+    return Part(features, np.flatnonzero(pairable), {"value": statistic}, n_units, n_raters, n_pairable)
 
 
 # --------------------------------------------------------------------------------------------
@@ -332,12 +344,13 @@ def krippendorff_alpha(
 # --------------------------------------------------------------------------------------------
 
 
-def _count_features(idx: np.ndarray, n_values: int) -> tuple[np.ndarray, tuple[int, int, int]]:
+def _count_features(idx: np.ndarray, n_values: int) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int]]:
     """Per-unit features ``[r_u >= 2, p_a(u), 1, n_u1/r_u .. n_uV/r_u]`` over units with >= 1 rating.
 
     p_a(u) = sum_k n_uk (n_uk - 1) / (r_u (r_u - 1)): the share of agreeing ordered rater pairs
     (0 for units with one rating, which the first column excludes from the average).
-    Also returns the counts ``(n_units with >= 2 ratings, n_raters there, pairable values)``.
+    Also returns the rows of those units and the counts ``(n_units with >= 2 ratings, n_raters there,
+    pairable values)``.
     """
     counts = _value_counts(idx, n_values)
     r = counts.sum(axis=1)
@@ -347,7 +360,7 @@ def _count_features(idx: np.ndarray, n_values: int) -> tuple[np.ndarray, tuple[i
     pairs = r * (r - 1.0)
     p_a = np.divide((counts * (counts - 1.0)).sum(axis=1), pairs, out=np.zeros_like(r), where=pairs > 0)
     features = np.column_stack([(r >= 2).astype(np.float64), p_a, np.ones_like(r), counts / r[:, None]])
-    return features, n_info
+    return features, np.flatnonzero(rated), n_info
 
 
 def _percent_statistic(sums: np.ndarray) -> np.ndarray:
@@ -380,18 +393,16 @@ def _count_family(
 ) -> dict[str, Estimate]:
     """Percent agreement, Fleiss' kappa and Gwet's AC1 on the same bootstrap resamples."""
     idx, domain = _encode(matrix, categories)
-    features, (n_units, n_raters, n_pairable) = _count_features(idx, domain.size)
+    return _on_rows(idx.shape[0], [_count_part(idx, domain.size)], n_boot, seed)[0]
+
+
+def _count_part(idx: np.ndarray, n_values: int) -> Part:
+    """Percent agreement, Fleiss and Gwet over the rated rows, as one part of a table's draw."""
+    features, rows, (n_units, n_raters, n_pairable) = _count_features(idx, n_values)
     if n_units == 0:
-        features = features[:0]
-    return estimates_from_features(
-        features,
-        {"percent": _percent_statistic, "fleiss": _fleiss_statistic, "gwet": _gwet_statistic(domain.size)},
-        n_boot=n_boot,
-        seed=seed,
-        n_units=n_units,
-        n_raters=n_raters,
-        n_pairable=n_pairable,
-    )
+        features, rows = features[:0], rows[:0]
+    statistics = {"percent": _percent_statistic, "fleiss": _fleiss_statistic, "gwet": _gwet_statistic(n_values)}
+    return Part(features, rows, statistics, n_units, n_raters, n_pairable)
 
 
 def percent_agreement(
@@ -497,11 +508,9 @@ def _kappa_statistic(v: np.ndarray):
     return statistic
 
 
-def _cohen_family(
-    idx: np.ndarray, a: int, b: int, scores: np.ndarray, kinds: Sequence[KappaWeights], n_boot: int,
-    seed: int | None,
-) -> dict[str, Estimate]:
-    """Cohen's kappa of raters (columns) ``a`` and ``b`` for each weighting, on the same resamples.
+def _cohen_part(idx: np.ndarray, a: int, b: int, scores: np.ndarray, kinds: Sequence[KappaWeights]) -> Part:
+    """Cohen's kappa of raters (columns) ``a`` and ``b`` for each weighting, over the rows both rated,
+    as one part of a table's draw.
 
     scores: `kappa_scores` of the categories, shape ``(V,)``.
     """
@@ -511,15 +520,8 @@ def _cohen_family(
     features = np.zeros((cells.size, n_values * n_values))
     features[np.arange(cells.size), cells] = 1.0
     n = int(both.sum())
-    return estimates_from_features(
-        features,
-        {kind: _kappa_statistic(_disagreement_weights(kind, scores)) for kind in kinds},
-        n_boot=n_boot,
-        seed=seed,
-        n_units=n,
-        n_raters=2 if n else 0,
-        n_pairable=2 * n,
-    )
+    statistics = {kind: _kappa_statistic(_disagreement_weights(kind, scores)) for kind in kinds}
+    return Part(features, np.flatnonzero(both), statistics, n, 2 if n else 0, 2 * n)
 
 
 def cohen_kappa(
@@ -548,14 +550,15 @@ def cohen_kappa(
       ``cohen_kappa_score(weights=...)`` on a fixed label list.
 
     The chance term uses each rater's own marginals over the jointly rated units.  The bootstrap
-    resamples those units.  NaN when the expected disagreement is 0.
+    resamples the matrix's units; each resample's kappa is that of the jointly rated units it drew.
+    NaN when the expected disagreement is 0.
     """
     idx, domain = _encode(matrix, categories)
     for col in (rater_a, rater_b):
         if not 0 <= col < idx.shape[1]:
             raise ValueError(f"rater column {col} out of range for {idx.shape[1]} raters")
     scores = _pair_scores(level, domain, categories)
-    return _cohen_family(idx, rater_a, rater_b, scores, (weights,), n_boot, seed)[weights]
+    return _on_rows(idx.shape[0], [_cohen_part(idx, rater_a, rater_b, scores, (weights,))], n_boot, seed)[0][weights]
 
 
 def _pair_scores(level: Level | None, domain: np.ndarray, categories: Sequence[Any] | None) -> np.ndarray:
@@ -652,31 +655,47 @@ def agreement_table(
     matrix: ``(n_units, n_raters)``, NaN for missing, as returned by `ratings_matrix`;
     rater_ids: one id per column.  Weighted Cohen's kappas are computed at the ordinal level (on
     category positions) and above (interval, ratio: on the label values; see `cohen_kappa`).  Every
-    interval is a 95 % percentile bootstrap over units with ``n_boot`` resamples seeded by ``seed``
-    (each coefficient resamples the units it uses; see each function).
+    interval is a 95 % percentile bootstrap over units with ``n_boot`` resamples seeded by ``seed``,
+    drawn once for the table: each coefficient and pair sums the resampled units it uses.
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
     matrix = np.asarray(matrix, dtype=np.float64)
     if matrix.ndim != 2 or len(rater_ids) != matrix.shape[1]:
         raise ValueError(f"need one rater id per column: {len(rater_ids)} ids for shape {matrix.shape}")
+    pairs = [(a, b) for a, b in combinations(range(matrix.shape[1]), 2)]
+    return pairs_table(matrix, level, categories, rater_ids, pairs, n_boot=n_boot, seed=seed)
+
+
+def pairs_table(
+    matrix: np.ndarray,
+    level: Level,
+    categories: Sequence[Any] | None,
+    rater_ids: Sequence[Hashable],
+    pairs: Sequence[tuple[int, int]],
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | None = 0,
+) -> AgreementTable:
+    """`agreement_table` with Cohen's kappa for the given column pairs only (in that order; pairs
+    that rated no unit in common are left out).  Every coefficient and pair is computed on one
+    draw of resamples of the matrix's units."""
+    matrix = np.asarray(matrix, dtype=np.float64)
     idx, domain = _encode(matrix, categories)
     scores = _pair_scores(level, domain, categories)
-    family = _count_family(matrix, categories, n_boot, seed)
     kinds: tuple[KappaWeights, ...] = ("unweighted",) if level == "nominal" else ("unweighted", "linear", "quadratic")
-    pairs = []
-    for a, b in combinations(range(matrix.shape[1]), 2):
-        if not ((idx[:, a] >= 0) & (idx[:, b] >= 0)).any():
-            continue
-        k = _cohen_family(idx, a, b, scores, kinds, n_boot, seed)
-        pairs.append(PairKappa((rater_ids[a], rater_ids[b]), k["unweighted"], k.get("linear"), k.get("quadratic")))
+    shared = [(a, b) for a, b in pairs if ((idx[:, a] >= 0) & (idx[:, b] >= 0)).any()]
+    parts = [_count_part(idx, domain.size), _alpha_part(idx, domain, level)]
+    parts += [_cohen_part(idx, a, b, scores, kinds) for a, b in shared]
+    family, alpha, *kappas = _on_rows(idx.shape[0], parts, n_boot, seed)
     return AgreementTable(
         level=level,
-        krippendorff_alpha=krippendorff_alpha(matrix, level, categories, n_boot=n_boot, seed=seed),
+        krippendorff_alpha=alpha["value"],
         fleiss_kappa=family["fleiss"],
         gwet_ac1=family["gwet"],
         percent_agreement=family["percent"],
-        cohen_kappa=tuple(pairs),
+        cohen_kappa=tuple(PairKappa((rater_ids[a], rater_ids[b]), k["unweighted"], k.get("linear"), k.get("quadratic"))
+                          for (a, b), k in zip(shared, kappas, strict=True)),
     )
 
 

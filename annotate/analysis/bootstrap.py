@@ -13,7 +13,8 @@ interval).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,9 +23,11 @@ from annotate.analysis.estimate import Estimate
 __all__ = [
     "DEFAULT_N_BOOT",
     "MIN_UNITS_FOR_INTERVAL",
+    "Part",
     "bootstrap_sums",
     "estimate_from_features",
     "estimates_from_features",
+    "estimates_on_shared_resamples",
     "percentile_interval",
     "resample_counts",
     "safe_ratio",
@@ -136,15 +139,62 @@ def estimates_from_features(
     NaN: there is nothing to resample.
     """
     features = np.asarray(features, dtype=np.float64)
-    if features.shape[0] == 0:
-        return {name: Estimate.undefined(n_units, n_raters, n_pairable) for name in statistics}
-    total = features.sum(axis=0, keepdims=True)
-    boots = bootstrap_sums(features, n_boot if n_units >= MIN_UNITS_FOR_INTERVAL else 0, seed)
-    out: dict[str, Estimate] = {}
-    for name, statistic in statistics.items():
-        point = float(statistic(total)[0])
-        lo, hi = percentile_interval(statistic(boots)) if boots.shape[0] else (float("nan"), float("nan"))
-        out[name] = Estimate(point, lo, hi, n_units, n_raters, n_pairable)
+    part = Part(features, None, statistics, n_units, n_raters, n_pairable)
+    return estimates_on_shared_resamples([part], features.shape[0], n_boot=n_boot, seed=seed)[0]
+
+
+@dataclass(frozen=True)
+class Part:
+    """Statistics of one feature matrix over some of the units of a table (`estimates_on_shared_resamples`).
+
+    features: ``(len(rows), k)`` per-unit sufficient statistics of the units at ``rows`` (positions
+    among the table's units; None: every unit, in order); statistics: name -> function of feature
+    sums ``(m, k) -> (m,)``; n_units, n_raters, n_pairable: the counts the estimates carry.
+    """
+
+    features: np.ndarray
+    rows: np.ndarray | None
+    statistics: Mapping[str, Callable[[np.ndarray], np.ndarray]]
+    n_units: int
+    n_raters: int
+    n_pairable: int
+
+
+def estimates_on_shared_resamples(
+    parts: Sequence[Part], n_units: int, *, n_boot: int, seed: int | None
+) -> list[dict[str, Estimate]]:
+    """Every part's estimates on the same ``n_boot`` resamples of a table's ``n_units`` units, drawn once.
+
+    One resample of the table's units gives every part the weights of the units it uses (its
+    ``rows``), so the coefficients and rater pairs of one table share their draws, and the weights
+    are drawn once per table, not once per statistic: a block of resamples is drawn, every part's
+    sums are taken from it, and the next block replaces it (memory: one block, ~32 MiB).  A part
+    with fewer than `MIN_UNITS_FOR_INTERVAL` units of its own, or no features, gets NaN intervals.
+    """
+    features = [np.asarray(part.features, dtype=np.float64) for part in parts]
+    boots: list[list[np.ndarray]] = [[] for _ in parts]
+    wanted = [i for i, (part, f) in enumerate(zip(parts, features, strict=True))
+              if f.shape[0] > 0 and part.n_units >= MIN_UNITS_FOR_INTERVAL]
+    if n_boot > 0 and wanted and n_units > 0:
+        rng = np.random.default_rng(seed)
+        for weights in resample_counts(rng, n_units, n_boot):
+            for i in wanted:
+                rows = parts[i].rows
+                boots[i].append((weights if rows is None else weights[:, rows]) @ features[i])
+    out = []
+    for part, f, drawn in zip(parts, features, boots, strict=True):
+        if f.shape[0] == 0:
+            out.append({name: Estimate.undefined(part.n_units, part.n_raters, part.n_pairable)
+                        for name in part.statistics})
+            continue
+        total = f.sum(axis=0, keepdims=True)
+        sums = np.concatenate(drawn, axis=0) if drawn else None
+        estimates = {}
+        for name, statistic in part.statistics.items():
+            point = float(statistic(total)[0])
+            lo, hi = percentile_interval(statistic(sums)) if sums is not None else (float("nan"), float("nan"))
+            estimates[name] = Estimate(point, lo, hi, part.n_units, part.n_raters, part.n_pairable)
+        out.append(estimates)
     return out
 
 

@@ -19,13 +19,10 @@ import pandas as pd
 from annotate.analysis.agreement import (
     AgreementTable,
     Level,
-    PairKappa,
     agreement_table,
     cohen_kappa,
-    fleiss_kappa,
-    gwet_ac1,
     krippendorff_alpha,
-    percent_agreement,
+    pairs_table,
     ratings_matrix,
 )
 from annotate.analysis.bias import wilson_interval
@@ -79,20 +76,7 @@ def pooled_agreement_table(
     if len(pairs) <= max_pairs:
         return agreement_table(matrix, level, categories, rater_ids, n_boot=n_boot, seed=seed)
     pairs = sorted(pairs, key=lambda p: (-overlap[p], p))[:max_pairs]
-    kinds = ("unweighted",) if level == "nominal" else ("unweighted", "linear", "quadratic")
-    kappas = []
-    for a, b in pairs:
-        k = {w: cohen_kappa(matrix, a, b, categories, weights=w, level=level, n_boot=n_boot, seed=seed)
-             for w in kinds}
-        kappas.append(PairKappa((rater_ids[a], rater_ids[b]), k["unweighted"], k.get("linear"), k.get("quadratic")))
-    return AgreementTable(
-        level=level,
-        krippendorff_alpha=krippendorff_alpha(matrix, level, categories, n_boot=n_boot, seed=seed),
-        fleiss_kappa=fleiss_kappa(matrix, categories, n_boot=n_boot, seed=seed),
-        gwet_ac1=gwet_ac1(matrix, categories, n_boot=n_boot, seed=seed),
-        percent_agreement=percent_agreement(matrix, categories, n_boot=n_boot, seed=seed),
-        cohen_kappa=tuple(kappas),
-    )
+    return pairs_table(matrix, level, categories, rater_ids, pairs, n_boot=n_boot, seed=seed)
 
 
 @dataclass(frozen=True)

@@ -81,8 +81,6 @@ def build_report(
 
     if majority not in MAJORITY_RULES:
         raise ValueError(f"majority rule must be one of {', '.join(MAJORITY_RULES)}, not {majority!r}")
-    from annotate.store.frames import items_frame
-
     seed = spec.seed if seed is None else seed
     votes, excluded = prepare_votes(spec, store, include_planted)
     unique = unique_votes(votes) if spec.kind != "rubric" else votes.iloc[:0]
@@ -96,7 +94,7 @@ def build_report(
         rule = primary.collapse_rule
     ctx = Context(spec, votes, unique, spec.schema.level, categories, n_boot, seed, max_rows, majority, pool_llm,
                   tuple(mtbench_human), scored, rule)
-    n_items = len(items_frame(store))
+    n_items = store.count_items()
     cohorts = votes.groupby("cohort")["rater"].nunique().to_dict()
     n_judged = int((votes["source"] == "judgment").sum())
     meta = (

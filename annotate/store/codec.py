@@ -11,7 +11,6 @@ from typing import Any
 
 from annotate.model import Item, Message, Response
 
-
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 

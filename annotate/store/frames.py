@@ -28,30 +28,38 @@ def items_frame(store: Store) -> pd.DataFrame:
     """One row per item: item, kind, category, gold, model_a, model_b, len_a, len_b (characters
     of each slot's final response; NaN when the slot is empty), turn (the metadata's whole-number
     ``turn``, as MT-Bench items carry it; None otherwise)."""
-    import pandas as pd
-
-    raw = store.frame("SELECT id, kind, category, gold, responses, metadata FROM items ORDER BY rowid")
-    rows = []
-    for item_id, kind, category, gold, responses, metadata in raw.itertuples(index=False):
-        slots = {r["slot"]: r for r in json.loads(responses)}
-        a, b = slots.get("A", {}), slots.get("B", {})
-        rows.append({
-            "item": item_id, "kind": kind, "category": category, "gold": gold,
-            "model_a": a.get("model"), "model_b": b.get("model"),
-            "len_a": len(a["text"]) if a else None, "len_b": len(b["text"]) if b else None,
-            "turn": _turn(metadata),
-        })
-    return pd.DataFrame(rows, columns=["item", "kind", "category", "gold", "model_a", "model_b", "len_a", "len_b",
-                                       "turn"])
+    columns = ["item", "kind", "category", "gold", "model_a", "model_b", "len_a", "len_b", "turn"]
+    frame = store.frame(_ITEMS_SQL)
+    for row in frame.index[frame["nul"] > 0]:  # SQLite's text functions stop at a NUL: Python reads these
+        slots = {r["slot"]: r for r in json.loads(store.frame(
+            "SELECT responses FROM items WHERE id = ?", [frame.at[row, "item"]])["responses"].iloc[0])}
+        for slot in ("A", "B"):
+            response = slots.get(slot)
+            frame.at[row, f"model_{slot.lower()}"] = None if response is None else response.get("model")
+            frame.at[row, f"len_{slot.lower()}"] = None if response is None else len(response["text"])
+    frame["len_a"] = frame["len_a"].astype("float64")  # NaN where the item has no such slot
+    frame["len_b"] = frame["len_b"].astype("float64")
+    frame["turn"] = frame["turn"].astype(object).where(frame["turn"].notna(), None)
+    return frame[columns]
 
 
-def _turn(metadata: str | None) -> int | None:
-    """The item's metadata ``turn`` when it is a whole number (not a bool), else None."""
-    try:
-        turn = json.loads(metadata or "{}").get("turn")
-    except (ValueError, AttributeError):
-        return None
-    return turn if isinstance(turn, int) and not isinstance(turn, bool) else None
+def _slot(slot: str, what: str) -> str:
+    """SQL for one slot's response `model`, or its text's length in characters (code points, as len())."""
+    value = "json_extract(r.value, '$.model')" if what == "model" else "length(json_extract(r.value, '$.text'))"
+    return (f"(SELECT {value} FROM json_each(i.responses) r WHERE json_extract(r.value, '$.slot') = '{slot}'"
+            " LIMIT 1)")
+
+
+_ITEMS_SQL = (
+    f"SELECT i.id AS item, i.kind, i.category, i.gold, {_slot('A', 'model')} AS model_a,"
+    f" {_slot('B', 'model')} AS model_b, {_slot('A', 'length')} AS len_a, {_slot('B', 'length')} AS len_b,"
+    " CASE WHEN json_valid(i.metadata) AND json_type(i.metadata, '$.turn') = 'integer'"
+    " THEN json_extract(i.metadata, '$.turn') END AS turn, instr(i.responses, '\\u0000') AS nul"
+    " FROM items i ORDER BY i.rowid"
+)
+"""The items' model names and response lengths read in SQL, so the texts never become Python strings
+(the stored JSON escapes nothing but quotes, backslashes and control characters; a NUL, which SQLite's
+text functions stop at, sends its item to Python)."""
 
 
 def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:

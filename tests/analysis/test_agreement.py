@@ -166,17 +166,18 @@ def test_alpha_property_matches_krippendorff(m: np.ndarray, level: str) -> None:
 
 
 def test_alpha_bootstrap_equals_explicit_resampling() -> None:
-    """The vectorised bootstrap equals a plain loop: resample the pairable units with the same index
-    matrix (default_rng(seed).integers(0, n, (B, n))), call krippendorff.alpha on each resample, take
-    the 2.5 / 97.5 percentiles."""
+    """The vectorised bootstrap equals a plain loop: resample the matrix's units with the same index
+    matrix (default_rng(seed).integers(0, n, (B, n))), call krippendorff.alpha on each resample (it
+    pairs the pairable units drawn), take the 2.5 / 97.5 percentiles."""
     m = KRIPPENDORFF_2011
-    pairable = m[(~np.isnan(m)).sum(axis=1) >= 2]
+    assert ((~np.isnan(m)).sum(axis=1) < 2).any()  # units that cannot be paired are drawn too
     n_boot, seed = 300, 11
-    idx = np.random.default_rng(seed).integers(0, pairable.shape[0], size=(n_boot, pairable.shape[0]))
+    idx = np.random.default_rng(seed).integers(0, m.shape[0], size=(n_boot, m.shape[0]))
     for level in LEVELS:
         loop = []
         for row in idx:
-            sample = pairable[row]
+            sample = m[row]
+            sample = sample[(~np.isnan(sample)).sum(axis=1) >= 2]
             with np.errstate(all="ignore"):
                 value = (
                     krippendorff.alpha(sample.T, level_of_measurement=level)
@@ -188,6 +189,35 @@ def test_alpha_bootstrap_equals_explicit_resampling() -> None:
         expected = np.quantile(loop_arr[np.isfinite(loop_arr)], [0.025, 0.975])
         e = krippendorff_alpha(m, level, n_boot=n_boot, seed=seed)
         assert (e.ci_low, e.ci_high) == pytest.approx(tuple(expected), abs=1e-9)
+
+
+def test_a_tables_coefficients_and_pairs_share_one_draw() -> None:
+    """agreement_table draws its resamples of the matrix's units once: a pair's kappa interval is a plain
+    loop over those resamples, each kappa from the jointly rated units drawn, and every coefficient
+    equals the function of the same name on the same matrix and seed."""
+    rng = np.random.default_rng(4)
+    m = rng.integers(0, 3, size=(60, 4)).astype(float)
+    m[rng.random(m.shape) < 0.3] = NAN
+    n_boot, seed = 150, 9
+    table = agreement_table(m, "nominal", [0, 1, 2], ["a", "b", "c", "d"], n_boot=n_boot, seed=seed)
+    idx = np.random.default_rng(seed).integers(0, m.shape[0], size=(n_boot, m.shape[0]))
+
+    def kappa(x: np.ndarray, y: np.ndarray) -> float:
+        p_o = float(np.mean(x == y))
+        p_e = sum(float(np.mean(x == c)) * float(np.mean(y == c)) for c in (0, 1, 2))
+        return (p_o - p_e) / (1 - p_e) if p_e < 1 else NAN
+
+    for pair in table.cohen_kappa:
+        a, b = ("abcd".index(r) for r in pair.raters)
+        both = ~np.isnan(m[:, a]) & ~np.isnan(m[:, b])
+        assert both.sum() < m.shape[0]
+        loop = np.array([kappa(m[row][both[row], a], m[row][both[row], b]) for row in idx])
+        expected = np.quantile(loop[np.isfinite(loop)], [0.025, 0.975])
+        assert (pair.estimate.ci_low, pair.estimate.ci_high) == pytest.approx(tuple(expected), abs=1e-9)
+        assert pair.estimate == cohen_kappa(m, a, b, [0, 1, 2], n_boot=n_boot, seed=seed)
+    assert table.krippendorff_alpha == krippendorff_alpha(m, "nominal", [0, 1, 2], n_boot=n_boot, seed=seed)
+    assert table.fleiss_kappa == fleiss_kappa(m, [0, 1, 2], n_boot=n_boot, seed=seed)
+    assert table.gwet_ac1 == gwet_ac1(m, [0, 1, 2], n_boot=n_boot, seed=seed)
 
 
 def test_alpha_bootstrap_is_seeded() -> None:
