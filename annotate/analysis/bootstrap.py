@@ -167,20 +167,25 @@ def estimates_on_shared_resamples(
 
     One resample of the table's units gives every part the weights of the units it uses (its
     ``rows``), so the coefficients and rater pairs of one table share their draws, and the weights
-    are drawn once per table, not once per statistic: a block of resamples is drawn, every part's
-    sums are taken from it, and the next block replaces it (memory: one block, ~32 MiB).  A part
-    with fewer than `MIN_UNITS_FOR_INTERVAL` units of its own, or no features, gets NaN intervals.
+    are drawn once per table, not once per statistic: the parts' features stand side by side in one
+    table over the units (zero where a part does not use a unit), a block of resamples is drawn and
+    multiplied by it once, and the next block replaces it (memory: one block, ~32 MiB, and the table;
+    a table above `_MAX_TABLE_CELLS` is read in several passes over the same resamples).  A part with
+    fewer than `MIN_UNITS_FOR_INTERVAL` units of its own, or no features, gets NaN intervals.
     """
     features = [np.asarray(part.features, dtype=np.float64) for part in parts]
     boots: list[list[np.ndarray]] = [[] for _ in parts]
     wanted = [i for i, (part, f) in enumerate(zip(parts, features, strict=True))
               if f.shape[0] > 0 and part.n_units >= MIN_UNITS_FOR_INTERVAL]
-    if n_boot > 0 and wanted and n_units > 0:
-        rng = np.random.default_rng(seed)
-        for weights in resample_counts(rng, n_units, n_boot):
-            for i in wanted:
-                rows = parts[i].rows
-                boots[i].append((weights if rows is None else weights[:, rows]) @ features[i])
+    if n_boot > 0 and n_units > 0:
+        for group in _groups([features[i].shape[1] for i in wanted], n_units):
+            chosen = [wanted[g] for g in group]
+            table, offsets = _feature_table([features[i] for i in chosen], [parts[i].rows for i in chosen], n_units)
+            rng = np.random.default_rng(seed)  # every group reads the same resamples
+            for weights in resample_counts(rng, n_units, n_boot):
+                sums = weights @ table
+                for i, (start, stop) in zip(chosen, offsets, strict=True):
+                    boots[i].append(sums[:, start:stop])
     out = []
     for part, f, drawn in zip(parts, features, boots, strict=True):
         if f.shape[0] == 0:
@@ -196,6 +201,43 @@ def estimates_on_shared_resamples(
             estimates[name] = Estimate(point, lo, hi, part.n_units, part.n_raters, part.n_pairable)
         out.append(estimates)
     return out
+
+
+_MAX_TABLE_CELLS = 1 << 24
+"""Upper bound on the cells of the feature table one pass over the resamples multiplies (128 MiB):
+more features than that are read in several passes, each over the same resamples drawn again."""
+
+
+def _groups(widths: Sequence[int], n_units: int) -> list[list[int]]:
+    """Consecutive runs of parts (by their feature widths) whose table stays under `_MAX_TABLE_CELLS`."""
+    groups: list[list[int]] = []
+    cells = 0
+    for k, width in enumerate(widths):
+        if groups and cells + width * n_units <= _MAX_TABLE_CELLS:
+            groups[-1].append(k)
+            cells += width * n_units
+        else:
+            groups.append([k])
+            cells = width * n_units
+    return groups
+
+
+def _feature_table(
+    features: Sequence[np.ndarray], rows: Sequence[np.ndarray | None], n_units: int
+) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """The parts' features side by side over all ``n_units`` units (zero where a part does not use a
+    unit), so one matrix product per block of resamples gives every part's sums; and each part's columns."""
+    if len(features) == 1 and rows[0] is None:
+        return features[0], [(0, features[0].shape[1])]
+    table = np.zeros((n_units, sum(f.shape[1] for f in features)))
+    offsets = []
+    start = 0
+    for f, r in zip(features, rows, strict=True):
+        stop = start + f.shape[1]
+        table[slice(None) if r is None else r, start:stop] = f
+        offsets.append((start, stop))
+        start = stop
+    return table, offsets
 
 
 def safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:

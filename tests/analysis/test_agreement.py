@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from typing import Any
 
 import krippendorff
 import numpy as np
@@ -580,3 +581,21 @@ def test_ordinal_kappa_keeps_the_declared_order() -> None:
     assert got is not None and got.estimate == pytest.approx(float((po - pe) / (1 - pe)), abs=1e-12)
     with pytest.raises(ValueError, match="must be numbers"):
         cohen_kappa(m, 0, 1, cats, weights="linear", level="interval", n_boot=0)
+
+
+def test_a_table_read_in_several_passes_gives_the_same_intervals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above the feature table's size limit each part is read in a pass of its own over the same resamples."""
+    import annotate.analysis.bootstrap as bootstrap
+
+    rng = np.random.default_rng(5)
+    m = rng.integers(0, 4, size=(80, 5)).astype(float)
+    m[rng.random(m.shape) < 0.25] = NAN
+    one_pass = agreement_table(m, "ordinal", [0, 1, 2, 3], list("abcde"), n_boot=120, seed=2)
+    monkeypatch.setattr(bootstrap, "_MAX_TABLE_CELLS", 1)
+    assert bootstrap._groups([3, 4, 5], 80) == [[0], [1], [2]]
+    passes = agreement_table(m, "ordinal", [0, 1, 2, 3], list("abcde"), n_boot=120, seed=2)
+    def figures(t: Any) -> list[Any]:
+        return [t.krippendorff_alpha, t.fleiss_kappa, *[p.weighted_linear for p in t.cohen_kappa]]
+
+    for a, b in zip(figures(one_pass), figures(passes), strict=True):
+        assert (a.estimate, a.ci_low, a.ci_high) == pytest.approx((b.estimate, b.ci_low, b.ci_high), abs=1e-12)
