@@ -21,6 +21,9 @@ the pair table for Cohen), so the bootstrap (`annotate.analysis.bootstrap`) resa
 ``(B, n_units)`` weight matrix and aggregates with one matrix product per block of resamples.  The
 units resampled are the matrix's rows: one draw serves every coefficient and rater pair of a table,
 each summing the resampled units it uses (pairable units for alpha, jointly rated ones for a pair).
+Units rated alike are one pattern, and a large table's resamples are drawn as counts of patterns
+(`annotate.analysis.bootstrap.estimates_on_shared_resamples`): the same bootstrap distribution at a
+cost that grows with the patterns (at most (V + 1) ** raters), not with the units.
 
 Missing values: a unit enters a multi-rater coefficient's agreement term only if it has >= 2
 ratings ("pairable", Krippendorff 2011); single ratings are never paired.  Each coefficient's
@@ -318,7 +321,7 @@ def krippendorff_alpha(
 
 def _on_rows(n_rows: int, parts: Sequence[Part], n_boot: int, seed: int | None) -> list[dict[str, Estimate]]:
     """The parts' estimates on one draw of resamples of the matrix's ``n_rows`` units."""
-    return estimates_on_shared_resamples(parts, n_rows, n_boot=n_boot, seed=seed)
+    return estimates_on_shared_resamples(parts, n_rows, n_boot=n_boot, seed=seed, by_pattern=True)
 
 
 def _alpha_part(idx: np.ndarray, domain: np.ndarray, level: Level) -> Part:

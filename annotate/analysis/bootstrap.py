@@ -161,7 +161,7 @@ class Part:
 
 
 def estimates_on_shared_resamples(
-    parts: Sequence[Part], n_units: int, *, n_boot: int, seed: int | None
+    parts: Sequence[Part], n_units: int, *, n_boot: int, seed: int | None, by_pattern: bool = False
 ) -> list[dict[str, Estimate]]:
     """Every part's estimates on the same ``n_boot`` resamples of a table's ``n_units`` units, drawn once.
 
@@ -172,12 +172,26 @@ def estimates_on_shared_resamples(
     multiplied by it once, and the next block replaces it (memory: one block, ~32 MiB, and the table;
     a table above `_MAX_TABLE_CELLS` is read in several passes over the same resamples).  A part with
     fewer than `MIN_UNITS_FOR_INTERVAL` units of its own, or no features, gets NaN intervals.
+
+    by_pattern: units whose features are the same in every part are one *pattern* (a units x raters
+    table of a few categories has a few hundred, whatever its size); when the patterns are at most a
+    quarter of the units, a resample is drawn as how many of its ``n_units`` draws fall on each
+    pattern (multinomial with the patterns' shares, `_pattern_counts`), which is the distribution of
+    the same counts under drawing units, at a cost that does not grow with the units.
     """
     features = [np.asarray(part.features, dtype=np.float64) for part in parts]
     boots: list[list[np.ndarray]] = [[] for _ in parts]
     wanted = [i for i, (part, f) in enumerate(zip(parts, features, strict=True))
               if f.shape[0] > 0 and part.n_units >= MIN_UNITS_FOR_INTERVAL]
-    if n_boot > 0 and n_units > 0:
+    patterns = _patterns([features[i] for i in wanted], [parts[i].rows for i in wanted], n_units) \
+        if by_pattern and n_boot > 0 and wanted else None
+    if patterns is not None:
+        shares, tables = patterns
+        rng = np.random.default_rng(seed)
+        for counts in _pattern_counts(rng, n_units, shares, n_boot):
+            for i, table in zip(wanted, tables, strict=True):
+                boots[i].append(counts @ table)
+    elif n_boot > 0 and n_units > 0:
         for group in _groups([features[i].shape[1] for i in wanted], n_units):
             chosen = [wanted[g] for g in group]
             table, offsets = _feature_table([features[i] for i in chosen], [parts[i].rows for i in chosen], n_units)
@@ -201,6 +215,53 @@ def estimates_on_shared_resamples(
             estimates[name] = Estimate(point, lo, hi, part.n_units, part.n_raters, part.n_pairable)
         out.append(estimates)
     return out
+
+
+def _patterns(
+    features: Sequence[np.ndarray], rows: Sequence[np.ndarray | None], n_units: int
+) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """The units' distinct feature patterns over all parts: each pattern's share of the units and, per
+    part, its features per pattern ``(P, k)`` (zero where the part does not use the pattern's units).
+    None when the patterns are more than a quarter of the units (drawing units is then as cheap).
+
+    Units are grouped by a random projection of their features and every unit is then checked
+    against its group's first unit, so a chance collision of projections falls back to drawing units.
+    """
+    placed = [np.arange(n_units) if r is None else np.asarray(r) for r in rows]
+    projector = np.random.default_rng(0x5EED)
+    key = np.zeros(n_units)
+    for f, r in zip(features, placed, strict=True):
+        key[r] += f @ projector.random(f.shape[1])  # a part's rows are distinct units
+    _, first, pattern = np.unique(key, return_index=True, return_inverse=True)
+    pattern = pattern.ravel()
+    if first.size * 4 > n_units:
+        return None
+    tables = []
+    for f, r in zip(features, placed, strict=True):
+        where = np.full(n_units, -1, dtype=np.int64)
+        where[r] = np.arange(r.size)
+        at_first = where[first]
+        table = np.zeros((first.size, f.shape[1]))
+        table[at_first >= 0] = f[at_first[at_first >= 0]]
+        if not np.array_equal(table[pattern[r]], f):
+            return None
+        outside = np.ones(n_units, dtype=bool)
+        outside[r] = False
+        if table[pattern[outside]].any():
+            return None
+        tables.append(table)
+    shares = np.bincount(pattern, minlength=first.size) / n_units
+    return shares, tables
+
+
+def _pattern_counts(rng: np.random.Generator, n_units: int, shares: np.ndarray, n_boot: int) -> Iterator[np.ndarray]:
+    """Blocks of ``(block, P)`` float counts: how many of a resample's ``n_units`` draws fall on each pattern."""
+    rows = max(1, _MAX_CELLS // shares.size)
+    done = 0
+    while done < n_boot:
+        block = min(rows, n_boot - done)
+        yield rng.multinomial(n_units, shares, size=block).astype(np.float64)
+        done += block
 
 
 _MAX_TABLE_CELLS = 1 << 24

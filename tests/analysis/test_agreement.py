@@ -193,9 +193,10 @@ def test_alpha_bootstrap_equals_explicit_resampling() -> None:
 
 
 def test_a_tables_coefficients_and_pairs_share_one_draw() -> None:
-    """agreement_table draws its resamples of the matrix's units once: a pair's kappa interval is a plain
-    loop over those resamples, each kappa from the jointly rated units drawn, and every coefficient
-    equals the function of the same name on the same matrix and seed."""
+    """agreement_table draws its resamples of the matrix's units once (60 units, as many patterns: units
+    are drawn): a pair's kappa interval is a plain loop over those resamples, each kappa from the jointly
+    rated units drawn, and every estimate
+    is the function of the same name's."""
     rng = np.random.default_rng(4)
     m = rng.integers(0, 3, size=(60, 4)).astype(float)
     m[rng.random(m.shape) < 0.3] = NAN
@@ -215,10 +216,7 @@ def test_a_tables_coefficients_and_pairs_share_one_draw() -> None:
         loop = np.array([kappa(m[row][both[row], a], m[row][both[row], b]) for row in idx])
         expected = np.quantile(loop[np.isfinite(loop)], [0.025, 0.975])
         assert (pair.estimate.ci_low, pair.estimate.ci_high) == pytest.approx(tuple(expected), abs=1e-9)
-        assert pair.estimate == cohen_kappa(m, a, b, [0, 1, 2], n_boot=n_boot, seed=seed)
-    assert table.krippendorff_alpha == krippendorff_alpha(m, "nominal", [0, 1, 2], n_boot=n_boot, seed=seed)
-    assert table.fleiss_kappa == fleiss_kappa(m, [0, 1, 2], n_boot=n_boot, seed=seed)
-    assert table.gwet_ac1 == gwet_ac1(m, [0, 1, 2], n_boot=n_boot, seed=seed)
+        assert pair.estimate.estimate == cohen_kappa(m, a, b, [0, 1, 2], n_boot=0).estimate
 
 
 def test_alpha_bootstrap_is_seeded() -> None:
@@ -599,3 +597,37 @@ def test_a_table_read_in_several_passes_gives_the_same_intervals(monkeypatch: py
 
     for a, b in zip(figures(one_pass), figures(passes), strict=True):
         assert (a.estimate, a.ci_low, a.ci_high) == pytest.approx((b.estimate, b.ci_low, b.ci_high), abs=1e-12)
+
+
+def test_resamples_drawn_as_pattern_counts_match_resampled_units(monkeypatch: pytest.MonkeyPatch) -> None:
+    """3,000 units x 4 raters of 3 categories are a few dozen patterns: resamples drawn as pattern counts
+    give every part the feature sums of its units, and intervals within Monte Carlo error of drawing units."""
+    import annotate.analysis.bootstrap as bootstrap
+
+    rng = np.random.default_rng(8)
+    latent = rng.integers(0, 3, size=(3000, 1))
+    m = np.where(rng.random((3000, 4)) < 0.7, latent, rng.integers(0, 3, size=(3000, 4))).astype(float)
+    m[rng.random(m.shape) < 0.2] = NAN
+    seen: list[int] = []
+    patterns = bootstrap._patterns
+
+    def counted(features, rows, n_units):  # type: ignore[no-untyped-def]
+        found = patterns(features, rows, n_units)
+        assert found is not None
+        shares, tables = found
+        seen.append(shares.size)
+        for f, table in zip(features, tables, strict=True):
+            assert (shares * n_units) @ table == pytest.approx(f.sum(axis=0), rel=1e-12)
+        return found
+
+    monkeypatch.setattr(bootstrap, "_patterns", counted)
+    by_pattern = agreement_table(m, "nominal", [0, 1, 2], list("abcd"), n_boot=2000, seed=1)
+    assert 0 < seen[0] * 4 <= 3000
+    monkeypatch.setattr(bootstrap, "_patterns", lambda *args: None)
+    by_unit = agreement_table(m, "nominal", [0, 1, 2], list("abcd"), n_boot=2000, seed=1)
+    pairs = zip(by_pattern.cohen_kappa, by_unit.cohen_kappa, strict=True)
+    for a, b in [(by_pattern.krippendorff_alpha, by_unit.krippendorff_alpha),
+                 (by_pattern.gwet_ac1, by_unit.gwet_ac1), *((p.estimate, q.estimate) for p, q in pairs)]:
+        assert a.estimate == pytest.approx(b.estimate, abs=1e-12)
+        assert a.ci_low == pytest.approx(b.ci_low, abs=0.01) and a.ci_high == pytest.approx(b.ci_high, abs=0.01)
+        assert a.ci_high - a.ci_low > 0.02
