@@ -16,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from conftest import make_item
 
 from annotate.model import Assignment, Judgment, Timings
@@ -102,3 +103,15 @@ def test_one_annotator_starting_in_several_terminals_at_once_gets_one_queue(tmp_
         assert all(q == queues[0] for q in queues) and len(queues[0]) == 40
     with Store.open(spec.db) as store:
         assert [len(store.assignments(name)) for name in ("alice", "bob", "carol")] == [40, 40, 40]
+
+
+def test_a_writer_in_a_long_queue_polls_less_often() -> None:
+    """Short waits poll every few milliseconds at most; past LONG_WAIT_S the pause grows with the wait,
+    up to LONG_WAIT_POLL_S, so dozens of waiters leave the CPU to the writer holding the lock."""
+    from annotate.store.store import LOCK_POLL_S, LONG_WAIT_POLL_S, LONG_WAIT_S, lock_pause
+
+    assert [lock_pause(k, 0.0) for k in range(len(LOCK_POLL_S) + 2)] == [*LOCK_POLL_S, LOCK_POLL_S[-1],
+                                                                         LOCK_POLL_S[-1]]
+    assert lock_pause(50, LONG_WAIT_S) == pytest.approx(LONG_WAIT_S / 20)
+    assert lock_pause(50, 0.3) == pytest.approx(0.015)
+    assert lock_pause(500, 20.0) == LONG_WAIT_POLL_S

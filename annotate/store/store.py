@@ -824,6 +824,21 @@ sleeps 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100 ms in turn, so a writer that
 waits tens of milliseconds past the release."""
 
 
+LONG_WAIT_S = 0.1
+"""Past this much waiting a writer is in a queue of several: it polls less often (`lock_pause`)."""
+LONG_WAIT_POLL_S = 0.025
+
+
+def lock_pause(attempt: int, waited_s: float) -> float:
+    """The pause before the next try for the write lock: LOCK_POLL_S in turn, and once a writer has
+    waited LONG_WAIT_S, a twentieth of its wait up to LONG_WAIT_POLL_S, so many waiters on a busy
+    host do not take the CPU the lock's holder needs to finish (the pause stays short beside the
+    wait already had)."""
+    if waited_s >= LONG_WAIT_S:
+        return max(LOCK_POLL_S[-1], min(LONG_WAIT_POLL_S, waited_s / 20))
+    return LOCK_POLL_S[min(attempt, len(LOCK_POLL_S) - 1)]
+
+
 def begin_immediate(db: sqlite_utils.Database, timeout_s: float = BUSY_TIMEOUT_MS / 1000) -> None:
     """BEGIN IMMEDIATE, waiting up to `timeout_s` for the write lock by our own short, jittered
     polls (LOCK_POLL_S) instead of SQLite's busy handler; raises "database is locked" after that.
@@ -839,7 +854,6 @@ def begin_immediate(db: sqlite_utils.Database, timeout_s: float = BUSY_TIMEOUT_M
             except sqlite3.OperationalError as exc:
                 if not _busy(exc) or time.monotonic() >= deadline:
                     raise
-            pause = LOCK_POLL_S[min(attempt, len(LOCK_POLL_S) - 1)]
-            time.sleep(pause * random.uniform(0.5, 1.5))
+            time.sleep(lock_pause(attempt, time.monotonic() - (deadline - timeout_s)) * random.uniform(0.5, 1.5))
     finally:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
