@@ -127,8 +127,7 @@ def reader_for(source: Source, format: str, mapping: FieldMap, schema: LabelSche
     if format == "mtbench":
         return MtbenchReader()
     if mapping or source.is_csv:
-        used = mapping or default_item_map(source)
-        check_mapping(source, used, schema, defaulted=not mapping)
+        used = check_mapping(source, mapping or default_item_map(source), schema, defaulted=not mapping)
         return MappedReader(schema, used, "column" if source.is_csv else "field")
     return NativeReader(schema)
 

@@ -99,9 +99,11 @@ def map_reasons(mapping: FieldMap, option: str = "--map") -> dict[str, str]:
             for column in columns}
 
 
-def check_mapping(table: Table | Source, mapping: FieldMap, schema: LabelSchema, *, defaulted: bool = False) -> None:
-    """Refuse a mapping that cannot make items of the session from this file (a required target
-    not mapped, B in a single-response session, a mapped field the file does not have).
+def check_mapping(
+    table: Table | Source, mapping: FieldMap, schema: LabelSchema, *, defaulted: bool = False,
+) -> FieldMap:
+    """The mapping to make the session's items with; refused when it cannot make them from this file
+    (a required target not mapped, B in a single-response session, a mapped field the file does not have).
 
     defaulted: the mapping is default_item_map's (the user gave no --map), for a better error.
     """
@@ -134,6 +136,7 @@ def check_mapping(table: Table | Source, mapping: FieldMap, schema: LabelSchema,
         raise OptionError(f"--map {first}=...: the session is {schema.kind}, its items have two responses (A and B);"
                           " more are for kind = \"ranking\"")
     check_columns(table, map_reasons(mapping))
+    return mapping
 
 
 def mapped_item(record: Record, mapping: FieldMap, schema: LabelSchema, kind: str) -> Item:
