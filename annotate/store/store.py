@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 BUSY_TIMEOUT_MS = 30_000
+READ_ONLY_BY_CHOICE = "opened read-only, only to watch it"
+"""The read-only reason of a file this user could write but opened with `read_only=True`."""
 
 
 class ItemConflict(StoreError):
@@ -118,13 +120,16 @@ class Store:
 
     @classmethod
     @health.session_file_errors
-    def open(cls, path: Path | str, create: bool = False) -> Store:
+    def open(cls, path: Path | str, create: bool = False, read_only: bool = False) -> Store:
         """Open a session file; with create=True make it (and migrate) when it is missing. A file
-        this user cannot write is opened read-only; a broken one is a SessionFileError that says
-        what is wrong and what to do (store/health.py)."""
+        this user cannot write is opened read-only, and so is any file with read_only=True (a
+        watcher such as `status --watch`: it never migrates, writes or takes a write lock); a
+        broken one is a SessionFileError that says what is wrong and what to do (store/health.py)."""
         path = Path(path)
-        health.check_before_open(path, create)
+        health.check_before_open(path, create and not read_only)
         access = health.access(path)
+        if read_only and access.mode == "rw":
+            access = health.Access("ro", READ_ONLY_BY_CHOICE)
         if access.mode != "rw":
             return cls._open_read_only(path, access)
         conn = health.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
+from annotate.quality_rules import FAST_SHARE_MAX, GOLD_ACCURACY_MIN, MIN_N
 from annotate.report.context import Context, not_enough
 from annotate.text import plural
 
@@ -14,10 +15,10 @@ KEY, TITLE = "summary", "Summary"
 THRESHOLDS: dict[str, Any] = {
     "alpha_reliable": 0.800,
     "alpha_tentative": 0.667,
-    "gold_accuracy_min": 0.70,
+    "gold_accuracy_min": GOLD_ACCURACY_MIN,
     "kappa_vs_rest_min": 0.20,
-    "fast_share_max": 0.50,
-    "min_n": 5,
+    "fast_share_max": FAST_SHARE_MAX,
+    "min_n": MIN_N,
     "significance": 0.05,
     "min_items_ranking": 10,
 }
