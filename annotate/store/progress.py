@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 from annotate.store.store import Store
 
-_LABEL_SQL = "CASE j.label WHEN 'tie_inconsistent' THEN 'tie' ELSE j.label END"
+SAME_AS = {"tie_inconsistent": "tie"}
+"""Stored labels that count as another one (the report's rule: an inconsistent tie is a tie)."""
 
 
 @dataclass(frozen=True)
@@ -97,48 +98,50 @@ def progress_counts(
     """Read the dashboard's counts.
 
     labels: the labels a vote may carry (pairwise in slot space, grades as text); None for rubric
-    sessions, whose judgments count as votes when they are not skips. since: UTC ISO-8601 time
-    (as the store writes `submitted_at`) from which judgments count as `recent`. fast_ms: the
-    fast-answer threshold in milliseconds.
+    sessions, whose judgments count as votes when they are not skips (and have no agreement on
+    labels). since: UTC ISO-8601 time (as the store writes `submitted_at`) from which judgments
+    count as `recent`. fast_ms: the fast-answer threshold in milliseconds.
     """
     db = store.db
+    params: dict[str, object] = {"since": since, "fast_ms": fast_ms}
+    pairs = _label_pairs(labels)
+    for i, (raw, label) in enumerate(pairs):
+        params[f"raw{i}"], params[f"label{i}"] = raw, label
     began = not db.conn.in_transaction
     if began:
-        db.execute("BEGIN")
+        db.execute("BEGIN")  # one snapshot of the file for every figure (a WAL reader: no lock on writers)
     try:
-        votes, params = _votes_cte(labels)
         has_flags = _has_table(store, "flags")
         items = int(db.execute("SELECT count(*) FROM items").fetchone()[0])
-        rows = db.execute(_per_annotator_sql(votes, has_flags), {**params, "since": since, "fast_ms": fast_ms}
-                          ).fetchall()
-        medians = dict(db.execute(_MEDIAN_SQL.format(votes=votes), params).fetchall())
+        rows = db.execute(_annotators_sql(pairs, has_flags), params).fetchall()
+        medians = dict(db.execute(_median_sql(pairs), params).fetchall())
         agreement: dict[int, tuple[int, int]] = {}
-        cells: tuple[tuple[str, str, float], ...] = ()
+        cells: list[tuple[str, str, float]] = []
         pairable = 0
-        if labels is not None:  # rubric votes carry scores, not one label: no agreement on labels
-            agreement = {
-                r[0]: (int(r[1]), int(r[2])) for r in db.execute(_PAIRS_SQL.format(votes=votes), params).fetchall()
-            }
-            cells = tuple(
-                (str(c), str(k), float(o))
-                for c, k, o in db.execute(_COINCIDENCE_SQL.format(votes=votes), params).fetchall()
-            )
-            pairable = int(db.execute(_PAIRABLE_SQL.format(votes=votes), params).fetchone()[0])
+        if labels is not None:
+            for kind, a, b, c in db.execute(_agreement_sql(pairs), params).fetchall():
+                if kind == "pairs":
+                    agreement[int(a)] = (int(b), int(c))
+                elif kind == "o":
+                    cells.append((str(a), str(b), float(c)))
+                else:
+                    pairable = int(a)
     finally:
         if began:
             db.execute("COMMIT")
     annotators = tuple(
         AnnotatorCounts(
-            annotator_id=int(r[0]), name=r[1], cohort=r[2], assigned=int(r[3]), done=int(r[4]),
-            skipped=int(r[5]), recent=int(r[6]), open_hours=float(r[7] or 0.0), votes=int(r[8]),
-            timed=int(r[9]), median_ms=None if medians.get(r[0]) is None else float(medians[r[0]]),
-            fast=int(r[10]), gold=int(r[11]), gold_correct=int(r[12]), attention=int(r[13]),
-            attention_failed=int(r[14]), pairs=agreement.get(r[0], (0, 0))[0],
-            pairs_agreeing=agreement.get(r[0], (0, 0))[1], open_flags=None if not has_flags else int(r[15]),
+            annotator_id=int(r[0]), name=r[1], cohort=r[2], assigned=int(r[3]), done=int(r[4] or 0),
+            skipped=int(r[5] or 0), recent=int(r[6] or 0), open_hours=max(float(r[7] or 0.0), 0.0),
+            votes=int(r[8] or 0), timed=int(r[9] or 0),
+            median_ms=None if medians.get(r[0]) is None else float(medians[r[0]]),
+            fast=int(r[10] or 0), gold=int(r[11] or 0), gold_correct=int(r[12] or 0), attention=int(r[13] or 0),
+            attention_failed=int(r[14] or 0), pairs=agreement.get(r[0], (0, 0))[0],
+            pairs_agreeing=agreement.get(r[0], (0, 0))[1], open_flags=int(r[15]) if has_flags else None,
         )
         for r in rows
     )
-    return ProgressCounts(items, annotators, Coincidences(cells, pairable), has_flags)
+    return ProgressCounts(items, annotators, Coincidences(tuple(cells), pairable), has_flags)
 
 
 def _has_table(store: Store, name: str) -> bool:
@@ -146,89 +149,110 @@ def _has_table(store: Store, name: str) -> bool:
         is not None
 
 
-def _votes_cte(labels: Sequence[str] | None) -> tuple[str, dict[str, str]]:
-    """`votes`: one row per vote (see the module docstring) with annotator, item, label, purpose, time
-    and its rank among the annotator's votes on the item (`k` = 1: the main one first; attention
-    checks ranked apart); and the query parameters it names (the labels)."""
-    params = {f"label{i}": label for i, label in enumerate(labels or ())}
-    valid = "j.label IS NULL" if labels is None else f"({_LABEL_SQL}) IN ({', '.join(':' + k for k in params)})"
-    return (
-        "votes AS (SELECT a.annotator_id AS r, a.item_id AS u, a.purpose AS purpose,"
-        f" {_LABEL_SQL} AS c, j.id AS jid, coalesce(j.active_ms, j.submit_ms) AS ms,"
-        " row_number() OVER (PARTITION BY a.annotator_id, a.item_id, a.purpose = 'attention'"
-        "  ORDER BY a.purpose != 'main', j.id) AS k"
-        " FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
-        " LEFT JOIN suggestions s ON s.id = a.suggestion_id"
-        " WHERE j.superseded_by IS NULL AND j.skip_reason IS NULL AND a.purpose != 'adjudication'"
-        f" AND coalesce(s.planted, 0) = 0 AND {valid})"
-    ), params
+def _label_pairs(labels: Sequence[str] | None) -> list[tuple[str, str]]:
+    """(stored label, the label it counts as) for every label a vote may carry; [] for rubric."""
+    if labels is None:
+        return []
+    found = [(label, label) for label in labels]
+    found += [(raw, same) for raw, same in SAME_AS.items() if same in labels and raw not in labels]
+    return found
 
 
-_REFERENCE_CTE = (
+def _labels_cte(pairs: list[tuple[str, str]]) -> str:
+    """`labels(raw, c)`: a stored label and the one it counts as (a join on it is the validity test:
+    one lookup per row, where `label IN (...)` would be evaluated in every sum that needs it)."""
+    if not pairs:
+        return "labels(raw, c) AS (SELECT NULL, NULL WHERE 0)"
+    rows = ", ".join(f"(:raw{i}, :label{i})" for i in range(len(pairs)))
+    return f"labels(raw, c) AS (VALUES {rows})"
+
+
+def _valid(pairs: list[tuple[str, str]]) -> tuple[str, str]:
+    """(join, condition) that make a current judgment `j` a vote: a known label (any non-skip for rubric)."""
+    if not pairs:
+        return "", "j.id IS NOT NULL AND j.skip_reason IS NULL"
+    return "LEFT JOIN labels l ON l.raw = j.label", "l.c IS NOT NULL AND j.skip_reason IS NULL"
+
+
+_REFERENCE_CTES = (
     "adjudicated AS (SELECT a.item_id AS u, min(j.label) AS label FROM judgments j"
     " JOIN assignments a ON a.id = j.assignment_id"
     " WHERE a.purpose = 'adjudication' AND j.superseded_by IS NULL AND j.skip_reason IS NULL AND j.label IS NOT NULL"
     " GROUP BY a.item_id HAVING count(DISTINCT j.label) = 1),"
-    " reference AS (SELECT i.id AS u, coalesce(i.gold, d.label) AS label FROM items i"
-    " LEFT JOIN adjudicated d ON d.u = i.id WHERE coalesce(i.gold, d.label) IS NOT NULL)"
+    " reference AS MATERIALIZED (SELECT i.id AS u, i.gold AS gold, i.gold AS ref FROM items i WHERE i.gold IS NOT NULL"
+    " UNION ALL SELECT d.u, NULL, d.label FROM adjudicated d JOIN items i ON i.id = d.u WHERE i.gold IS NULL)"
 )
-"""`reference`: the best known right answer per item: its gold label, else the adjudicated one
-where the adjudicators agree (as `annotate.adjudication.reference_labels`)."""
+"""`reference`: items with a known right answer: their gold label, else the adjudicated one where the
+adjudicators agree (as `annotate.adjudication.reference_labels`); a few rows, looked up per vote."""
 
 
-def _per_annotator_sql(votes: str, has_flags: bool) -> str:
-    """One row per annotator: queue counts, recent judgments, open hours, vote quality counts, open flags.
-    Parameters: since, fast_ms and those of `votes`."""
+def _annotators_sql(pairs: list[tuple[str, str]], has_flags: bool) -> str:
+    """One row per annotator with a queue, from one pass over their assignments in queue order:
+    queue counts, recent judgments, open hours, vote counts for time, gold and attention, open flags."""
+    join, valid = _valid(pairs)
+    label = "l.c" if pairs else "NULL"
     flags = (
         ", (SELECT count(*) FROM flags f WHERE f.annotator_id = n.id AND f.cleared IS NULL)" if has_flags else ""
     )
     return (
-        f"WITH {votes}, {_REFERENCE_CTE},"
-        " queue AS (SELECT a.annotator_id AS r, count(*) AS assigned,"
-        "  sum(j.id IS NOT NULL AND j.skip_reason IS NULL) AS done, sum(j.skip_reason IS NOT NULL) AS skipped,"
-        "  sum(j.skip_reason IS NULL AND j.submitted_at >= :since) AS recent"
+        f"WITH {_labels_cte(pairs)}, {_REFERENCE_CTES},"
+        " q AS (SELECT a.annotator_id AS r, a.purpose = 'attention' AS att, j.id AS jid, j.skip_reason AS skip,"
+        "  j.submitted_at AS at, coalesce(j.active_ms, j.submit_ms) AS ms, f.ref AS ref, f.gold AS gold,"
+        f"  {label} AS c, {valid} AND coalesce(s.planted, 0) = 0 AS vote"
         "  FROM assignments a LEFT JOIN judgments j ON j.assignment_id = a.id AND j.superseded_by IS NULL"
-        "  WHERE a.purpose != 'adjudication' GROUP BY a.annotator_id),"
-        " quality AS (SELECT v.r AS r, count(*) AS votes, count(v.ms) AS timed, sum(v.ms < :fast_ms) AS fast,"
-        "  sum(v.purpose != 'attention' AND f.label IS NOT NULL) AS gold,"
-        "  sum(v.purpose != 'attention' AND f.label IS NOT NULL AND v.c = f.label) AS gold_correct,"
-        "  sum(v.purpose = 'attention' AND i.gold IS NOT NULL) AS attention,"
-        "  sum(v.purpose = 'attention' AND i.gold IS NOT NULL AND v.c != i.gold) AS attention_failed"
-        "  FROM votes v JOIN items i ON i.id = v.u LEFT JOIN reference f ON f.u = v.u GROUP BY v.r),"
+        f"  {join} LEFT JOIN suggestions s ON s.id = a.suggestion_id LEFT JOIN reference f ON f.u = a.item_id"
+        "  WHERE a.purpose != 'adjudication'),"
+        " queue AS (SELECT r, count(*) AS assigned, sum(jid IS NOT NULL AND skip IS NULL) AS done,"
+        "  sum(skip IS NOT NULL) AS skipped, sum(skip IS NULL AND at >= :since) AS recent,"
+        "  sum(vote) AS votes, sum(vote AND ms IS NOT NULL) AS timed, sum(vote AND ms < :fast_ms) AS fast,"
+        "  sum(vote AND NOT att AND ref IS NOT NULL) AS gold, sum(vote AND NOT att AND c = ref) AS gold_correct,"
+        "  sum(vote AND att AND gold IS NOT NULL) AS attention,"
+        "  sum(vote AND att AND gold IS NOT NULL AND c != gold) AS attention_failed FROM q GROUP BY r),"
         " open_time AS (SELECT annotator_id AS r, sum(coalesce(julianday(ended), 2440587.5 + heartbeat_unix / 86400.0)"
         "  - julianday(started)) * 24 AS hours FROM sittings GROUP BY annotator_id)"
-        " SELECT n.id, n.name, n.cohort, q.assigned, coalesce(q.done, 0), coalesce(q.skipped, 0),"
-        "  coalesce(q.recent, 0), max(coalesce(o.hours, 0), 0), coalesce(g.votes, 0), coalesce(g.timed, 0),"
-        "  coalesce(g.fast, 0), coalesce(g.gold, 0), coalesce(g.gold_correct, 0), coalesce(g.attention, 0),"
-        f"  coalesce(g.attention_failed, 0){flags}"
-        " FROM annotators n JOIN queue q ON q.r = n.id LEFT JOIN quality g ON g.r = n.id"
-        " LEFT JOIN open_time o ON o.r = n.id ORDER BY n.name"
+        " SELECT n.id, n.name, n.cohort, q.assigned, q.done, q.skipped, q.recent, o.hours, q.votes, q.timed,"
+        f"  q.fast, q.gold, q.gold_correct, q.attention, q.attention_failed{flags}"
+        " FROM annotators n JOIN queue q ON q.r = n.id LEFT JOIN open_time o ON o.r = n.id ORDER BY n.name"
     )
 
 
-_MEDIAN_SQL = (
-    "WITH {votes}, timed AS (SELECT r, ms, row_number() OVER (PARTITION BY r ORDER BY ms) AS k,"
-    " count(*) OVER (PARTITION BY r) AS n FROM votes WHERE ms IS NOT NULL)"
-    " SELECT r, avg(ms) FROM timed WHERE k IN ((n + 1) / 2, (n + 2) / 2) GROUP BY r"
-)
-"""Each annotator's median time per vote (the mean of the two middle ones for an even count)."""
+def _votes_cte(pairs: list[tuple[str, str]]) -> str:
+    """`votes`: one row per vote: annotator r, item u, label c, purpose p, judgment id, time ms."""
+    join, valid = _valid(pairs)
+    label = "l.c" if pairs else "NULL"
+    return (
+        f"{_labels_cte(pairs)}, votes AS (SELECT a.annotator_id AS r, a.item_id AS u, {label} AS c,"
+        " a.purpose AS p, j.id AS jid, coalesce(j.active_ms, j.submit_ms) AS ms"
+        f" FROM judgments j JOIN assignments a ON a.id = j.assignment_id {join}"
+        " LEFT JOIN suggestions s ON s.id = a.suggestion_id"
+        f" WHERE j.superseded_by IS NULL AND a.purpose != 'adjudication' AND {valid} AND coalesce(s.planted, 0) = 0)"
+    )
 
-_UNIQUE = (
-    "WITH {votes}, one AS (SELECT r, u, c FROM votes WHERE k = 1 AND purpose != 'attention'),"
-    " cell AS (SELECT u, c, count(*) AS n FROM one GROUP BY u, c),"
-    " unit AS (SELECT u, sum(n) AS m FROM cell GROUP BY u HAVING sum(n) >= 2)"
-)
 
-_PAIRS_SQL = _UNIQUE + (
-    " SELECT one.r, sum(unit.m - 1), sum(cell.n - 1) FROM one JOIN cell ON cell.u = one.u AND cell.c = one.c"
-    " JOIN unit ON unit.u = one.u GROUP BY one.r"
-)
-"""Per annotator: pairs with other annotators' votes on shared items, and the agreeing ones."""
+def _median_sql(pairs: list[tuple[str, str]]) -> str:
+    """Each annotator's median time per vote (the mean of the two middle ones for an even count)."""
+    return (
+        f"WITH {_votes_cte(pairs)}, timed AS (SELECT r, ms, row_number() OVER (PARTITION BY r ORDER BY ms) AS k,"
+        " count(*) OVER (PARTITION BY r) AS n FROM votes WHERE ms IS NOT NULL)"
+        " SELECT r, avg(ms) FROM timed WHERE k IN ((n + 1) / 2, (n + 2) / 2) GROUP BY r"
+    )
 
-_COINCIDENCE_SQL = _UNIQUE + (
-    " SELECT x.c, y.c, sum(x.n * (y.n - (x.c = y.c)) * 1.0 / (unit.m - 1)) FROM cell x"
-    " JOIN cell y ON y.u = x.u JOIN unit ON unit.u = x.u GROUP BY x.c, y.c"
-)
-"""o_ck = sum over pairable items of n_uc (n_uk - [c = k]) / (m_u - 1) (Krippendorff 2011, section C)."""
 
-_PAIRABLE_SQL = _UNIQUE + " SELECT count(*) FROM unit"
+def _agreement_sql(pairs: list[tuple[str, str]]) -> str:
+    """Rows tagged `pairs` (annotator, pairs with others on shared items, agreeing pairs), `o` (label c,
+    label k, o_ck) and `units` (pairable items), from one vote per annotator and item: the main one,
+    else the first (the report's `unique_votes`), attention checks left out.
+
+    o_ck = sum over items with m_u >= 2 votes of n_uc (n_uk - [c = k]) / (m_u - 1) (Krippendorff 2011)."""
+    return (
+        f"WITH {_votes_cte(pairs)},"
+        " one AS MATERIALIZED (SELECT r, u, c, min((p != 'main') * 1000000000000 + jid) FROM votes"
+        "  WHERE p != 'attention' GROUP BY r, u),"  # c is the row of the min (SQLite's bare column rule)
+        " cell AS MATERIALIZED (SELECT u, c, count(*) AS n FROM one GROUP BY u, c),"
+        " unit AS MATERIALIZED (SELECT u, sum(n) AS m FROM cell GROUP BY u HAVING sum(n) >= 2)"
+        " SELECT 'pairs', one.r, sum(unit.m - 1), sum(cell.n - 1) FROM one JOIN unit ON unit.u = one.u"
+        "  JOIN cell ON cell.u = one.u AND cell.c = one.c GROUP BY one.r"
+        " UNION ALL SELECT 'o', x.c, y.c, sum(x.n * (y.n - (x.c = y.c)) * 1.0 / (unit.m - 1)) FROM unit"
+        "  JOIN cell x ON x.u = unit.u JOIN cell y ON y.u = unit.u GROUP BY x.c, y.c"
+        " UNION ALL SELECT 'units', count(*), NULL, NULL FROM unit"
+    )
