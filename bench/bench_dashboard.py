@@ -135,7 +135,7 @@ def main() -> int:
         began = time.process_time()
         sum(range(10_000_000))
         print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; this CPU sums range(10**7) in"
-              f" {time.process_time() - began:.2f} s of CPU time (a typical idle core: about 0.1 s)")
+              f" {time.process_time() - began:.2f} s of CPU time (an idle modern core: about 0.1 to 0.2 s)")
     return 0
 
 
