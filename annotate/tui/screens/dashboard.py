@@ -142,23 +142,22 @@ class DashboardScreen(Screen[None]):
         self.query_one("#dash-summary", Static).update(self._summary_text(snap))
 
     def _title_text(self) -> Text:
+        """Session, who is working, alpha: one line at 80 columns."""
         app = self.dash
-        working = "" if self.snapshot is None else f" · {self.snapshot.working} of" \
-            f" {len(self.snapshot.annotators)} annotators working"
-        return Text(f"annotate status --watch · {one_line(app.spec.name)} ({app.spec.kind}){working}", style="bold")
+        text = f"{one_line(app.spec.name)} ({app.spec.kind})"
+        snap = self.snapshot
+        if snap is not None:
+            alpha = snap.alpha
+            agreement = (f"alpha: {alpha.reason}" if alpha.value is None
+                         else f"alpha {alpha.value:.3f} {alpha.level}, {alpha.items:,} items")
+            text += f" · {snap.working} of {len(snap.annotators)} working · {agreement}"
+        return Text(text, style="bold")
 
     @staticmethod
     def _summary_text(snap: Snapshot) -> Text:
         left = snap.assigned - snap.done - snap.skipped
-        alpha = snap.alpha
-        if alpha.value is None:
-            agreement = f"alpha: {alpha.reason}"
-        else:
-            agreement = f"alpha {alpha.value:.3f} {alpha.level}, {alpha.items:,} items"
-        return Text(
-            f"{snap.items:,} items · done {snap.done:,} of {snap.assigned:,} ({snap.skipped:,} skipped, {left:,} left)"
-            f" · {agreement}"
-        )
+        return Text(f"{snap.items:,} items · done {snap.done:,} of {snap.assigned:,} ({snap.skipped:,} skipped,"
+                    f" {left:,} left)")
 
     def _show_refresh_line(self) -> None:
         app = self.dash
