@@ -17,7 +17,9 @@ The figures, per annotator:
   same item) with the same label, one vote per annotator and item;
 - checks: which of the report's summary rules the annotator trips so far (`annotate.quality_rules`).
 And for the session: Krippendorff's alpha over the annotators' votes at the schema's level
-(nominal for pairwise labels, ordinal for grades), from the coincidence matrix (Krippendorff 2011).
+(nominal for the four outcomes, ordinal for grades and graded strengths), from the coincidence
+matrix (Krippendorff 2011). Rubric and ranking sessions show progress, time and fast answers;
+their agreement is the report's (per criterion; Kendall's W).
 Imported votes (external labels) are not part of the dashboard; the report has them.
 """
 
@@ -27,10 +29,12 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from annotate.design import PREFERENCES
+from annotate.design.questions import Question
 from annotate.quality_rules import FAST_MS, FAST_SHARE_MAX, GOLD_ACCURACY_MIN, MIN_N
 from annotate.spec import SessionSpec
 from annotate.store import Store
-from annotate.store.progress import AnnotatorCounts, Coincidences, progress_counts
+from annotate.store.progress import AnnotatorCounts, Coincidences, GoldRow, LabelRow, progress_counts
 from annotate.store.sittings import live_sittings
 
 PACE_WINDOW_MIN = 15.0
@@ -137,16 +141,54 @@ def take_snapshot(spec: SessionSpec, store: Store, *, now: float | None = None,
         raise ValueError(f"window {window_min:g} minutes: expected a positive number of minutes")
     now = time.time() if now is None else now
     since = datetime.fromtimestamp(now - window_min * 60, UTC).isoformat(timespec="milliseconds")
-    labels = spec.schema.labels if spec.kind != "rubric" else None
-    counts = progress_counts(store, labels=labels, since=since, fast_ms=FAST_MS)
+    primary = spec.schema.primary
+    labels = None if primary is None or spec.schema.ranked is not None else label_rows(primary)
+    counts = progress_counts(store, labels=labels, gold=gold_rows(spec), since=since, fast_ms=FAST_MS)
     working = {s.annotator: s.display for s in live_sittings(store, now)}
     rows = tuple(_figures(c, working.get(c.name), window_min) for c in counts.annotators)
     level = spec.schema.level
-    if labels is None:
+    if primary is None:
         alpha = Alpha(None, level, 0, 0, "rubric answers are scores per criterion (the report has them)")
+    elif labels is None:
+        alpha = Alpha(None, level, 0, 0, "rankings are compared in the report (Kendall's W, alpha on mid-ranks)")
     else:
-        alpha = krippendorff_from_coincidences(counts.coincidences, level, labels)
+        alpha = krippendorff_from_coincidences(counts.coincidences, level, _scale_order(primary))
     return Snapshot(spec.name, spec.kind, now, window_min, counts.items, rows, alpha, counts.has_flags)
+
+
+def label_rows(question: Question) -> list[LabelRow]:
+    """Every stored value of the primary question: (value, the value agreement compares, the answer
+    it gives for gold checks): the preference of a pairwise value (a graded strength collapses to A, B
+    or tie), the value itself for grades; an inconsistent tie counts as a tie (the report's rules)."""
+    rows = [(v, v, question.preference(v) if question.sided else v) for v in question.values]
+    if question.sided and "tie" in question.values and "tie_inconsistent" not in question.values:
+        rows.append(("tie_inconsistent", "tie", question.preference("tie")))
+    return rows
+
+
+def gold_rows(spec: SessionSpec) -> list[GoldRow]:
+    """What each gold label an item may carry reads as, in the form of a vote's answer
+    (`annotate.report.context._gold`): a value's preference (pairwise) or the value (grades)."""
+    question = spec.schema.primary
+    if question is None or spec.schema.ranked is not None:
+        return []
+    rows: list[GoldRow] = []
+    for raw in spec.schema.gold_labels:
+        value = question.parse(raw)
+        if value is None:
+            rows.append((raw, raw if question.sided and raw in PREFERENCES else None))
+        else:
+            rows.append((raw, question.preference(value) if question.sided else value))
+    return rows
+
+
+def _scale_order(question: Question) -> tuple[str, ...]:
+    """The stored values in the order of the question's scale (for the ordinal distance); values
+    with no place on the scale (a graded `both_bad`) are left out of alpha (not of agreement)."""
+    if question.level == "nominal":
+        return tuple(question.values)
+    placed = [(question.number(v), v) for v in question.values]
+    return tuple(v for n, v in sorted((n, v) for n, v in placed if n is not None))
 
 
 def _figures(c: AnnotatorCounts, working: str | None, window_min: float) -> AnnotatorFigures:

@@ -166,3 +166,54 @@ def test_a_read_only_open_of_a_missing_file_creates_nothing(tmp_path: Path) -> N
     with pytest.raises(SessionFileError):
         Store.open(tmp_path / "none.db", create=True, read_only=True)
     assert not (tmp_path / "none.db").exists()
+
+
+def _graded_session(tmp_path: Path, kind: str, labels: dict[str, list[str]], gold: str | None):
+    from annotate.model import Assignment, Item, Judgment, Message, Response, Timings
+    from annotate.session import create_session
+    from annotate.store import utc_now
+
+    spec = create_session("g", kind, seed=1, folder=tmp_path / "sessions")
+    store = open_store(spec)
+    slots = ("A",) if kind == "single" else ("A", "B")
+    items = [Item(id=f"u{k}", kind="single" if kind == "single" else "pairwise",
+                  conversation=(Message("user", "q"),), responses=tuple(Response(s, f"r{s}{k}", "m") for s in slots),
+                  gold=gold if k == 0 else None) for k in range(len(next(iter(labels.values()))))]
+    store.add_items(items)
+    plan = [Assignment(0, who, f"u{k}", k) for who, answers in labels.items() for k in range(len(answers))]
+    for a in store.add_assignments(plan):
+        label = labels[a.annotator][int(a.item_id[1:])]
+        store.submit(Judgment(a.id, label, Timings(utc_now(), 1, 5000, 4000)), shown=a)
+    return spec, store
+
+
+def test_single_grades_gold_and_ordinal_alpha(tmp_path: Path) -> None:
+    grades = {"ann": ["3", "5", "7", "2"], "ben": ["3", "6", "7", "9"], "cat": ["4", "5", "8", "2"]}
+    spec, store = _graded_session(tmp_path, "single", grades, gold="3")
+    try:
+        snap = take_snapshot(spec, store)
+        rows = rows_by_name(snap)
+        assert (rows["ann"].gold_correct, rows["ann"].gold, rows["cat"].gold_correct) == (1, 1, 0)
+        matrix = np.array([[float(grades[r][u]) for r in ("ann", "ben", "cat")] for u in range(4)])
+        expected = krippendorff_alpha(matrix, "ordinal", categories=list(range(1, 11)), n_boot=0).estimate
+        assert snap.alpha.level == "ordinal" and snap.alpha.value == pytest.approx(expected)
+    finally:
+        store.close()
+
+
+def test_rubric_sessions_show_progress_and_say_why_no_alpha(tmp_path: Path) -> None:
+    from annotate.model import Assignment, Item, Judgment, Message, Response, Timings
+    from annotate.session import create_session
+    from annotate.store import utc_now
+
+    spec = create_session("r", "rubric", seed=1, folder=tmp_path / "sessions")
+    with open_store(spec) as store:
+        store.add_items([Item(id="x", kind="single", conversation=(Message("user", "q"),),
+                              responses=(Response("A", "r", "m"),))])
+        a = store.add_assignments([Assignment(0, "ann", "x", 0)])[0]
+        scores = {c.name: 2 for c in spec.schema.criteria}
+        store.submit(Judgment(a.id, None, Timings(utc_now(), 1, 2000, 1000), scores=scores), shown=a)
+        snap = take_snapshot(spec, store)
+    row = snap.annotators[0]
+    assert (row.done, row.timed, row.fast, row.gold) == (1, 1, 1, 0)
+    assert snap.alpha.value is None and "rubric" in snap.alpha.reason

@@ -24,8 +24,10 @@ from dataclasses import dataclass
 
 from annotate.store.store import Store
 
-SAME_AS = {"tie_inconsistent": "tie"}
-"""Stored labels that count as another one (the report's rule: an inconsistent tie is a tie)."""
+LabelRow = tuple[str, str, str | None]
+"""(stored label, the value it counts as for agreement, the answer it gives for gold checks or None)."""
+GoldRow = tuple[str, str | None]
+"""(stored gold label, the answer it stands for, or None when it checks nothing)."""
 
 
 @dataclass(frozen=True)
@@ -93,27 +95,31 @@ class ProgressCounts:
 
 
 def progress_counts(
-    store: Store, *, labels: Sequence[str] | None, since: str, fast_ms: int
+    store: Store, *, labels: Sequence[LabelRow] | None, gold: Sequence[GoldRow] = (), since: str, fast_ms: int
 ) -> ProgressCounts:
     """Read the dashboard's counts.
 
-    labels: the labels a vote may carry (pairwise in slot space, grades as text); None for rubric
-    sessions, whose judgments count as votes when they are not skips (and have no agreement on
-    labels). since: UTC ISO-8601 time (as the store writes `submitted_at`) from which judgments
+    labels: every label a vote may carry, as LabelRows (the caller maps them from the label schema:
+    slot space, an inconsistent tie as a tie, a graded strength's preference); None when a vote is
+    any judgment that is not a skip (rubric scores, rankings: no agreement on labels here). gold:
+    how an item's gold (or adjudicated) label reads as an answer; a vote is right when its answer
+    equals it. since: UTC ISO-8601 time (as the store writes `submitted_at`) from which judgments
     count as `recent`. fast_ms: the fast-answer threshold in milliseconds.
     """
     db = store.db
     params: dict[str, object] = {"since": since, "fast_ms": fast_ms}
-    pairs = _label_pairs(labels)
-    for i, (raw, label) in enumerate(pairs):
-        params[f"raw{i}"], params[f"label{i}"] = raw, label
+    pairs = list(labels or ())
+    for i, (raw, value, answer) in enumerate(pairs):
+        params[f"raw{i}"], params[f"label{i}"], params[f"answer{i}"] = raw, value, answer
+    for i, (raw, answer) in enumerate(gold):
+        params[f"gold{i}"], params[f"gold_answer{i}"] = raw, answer
     began = not db.conn.in_transaction
     if began:
         db.execute("BEGIN")  # one snapshot of the file for every figure (a WAL reader: no lock on writers)
     try:
         has_flags = _has_table(store, "flags")
         items = int(db.execute("SELECT count(*) FROM items").fetchone()[0])
-        rows = db.execute(_annotators_sql(pairs, has_flags), params).fetchall()
+        rows = db.execute(_annotators_sql(pairs, len(gold), has_flags), params).fetchall()
         medians = dict(db.execute(_median_sql(pairs), params).fetchall())
         agreement: dict[int, tuple[int, int]] = {}
         cells: list[tuple[str, str, float]] = []
@@ -149,25 +155,24 @@ def _has_table(store: Store, name: str) -> bool:
         is not None
 
 
-def _label_pairs(labels: Sequence[str] | None) -> list[tuple[str, str]]:
-    """(stored label, the label it counts as) for every label a vote may carry; [] for rubric."""
-    if labels is None:
-        return []
-    found = [(label, label) for label in labels]
-    found += [(raw, same) for raw, same in SAME_AS.items() if same in labels and raw not in labels]
-    return found
-
-
-def _labels_cte(pairs: list[tuple[str, str]]) -> str:
-    """`labels(raw, c)`: a stored label and the one it counts as (a join on it is the validity test:
-    one lookup per row, where `label IN (...)` would be evaluated in every sum that needs it)."""
+def _labels_cte(pairs: list[LabelRow]) -> str:
+    """`labels(raw, c, answer)`: the LabelRows (a join on it is the validity test: one lookup per row,
+    where `label IN (...)` would be evaluated again in every sum that needs it)."""
     if not pairs:
-        return "labels(raw, c) AS (SELECT NULL, NULL WHERE 0)"
-    rows = ", ".join(f"(:raw{i}, :label{i})" for i in range(len(pairs)))
-    return f"labels(raw, c) AS (VALUES {rows})"
+        return "labels(raw, c, answer) AS (SELECT NULL, NULL, NULL WHERE 0)"
+    rows = ", ".join(f"(:raw{i}, :label{i}, :answer{i})" for i in range(len(pairs)))
+    return f"labels(raw, c, answer) AS (VALUES {rows})"
 
 
-def _valid(pairs: list[tuple[str, str]]) -> tuple[str, str]:
+def _golds_cte(n_gold: int) -> str:
+    """`golds(raw, answer)`: the GoldRows."""
+    if not n_gold:
+        return "golds(raw, answer) AS (SELECT NULL, NULL WHERE 0)"
+    rows = ", ".join(f"(:gold{i}, :gold_answer{i})" for i in range(n_gold))
+    return f"golds(raw, answer) AS (VALUES {rows})"
+
+
+def _valid(pairs: list[LabelRow]) -> tuple[str, str]:
     """(join, condition) that make a current judgment `j` a vote: a known label (any non-skip for rubric)."""
     if not pairs:
         return "", "j.id IS NOT NULL AND j.skip_reason IS NULL"
@@ -181,23 +186,25 @@ _REFERENCE_CTES = (
     " JOIN judgments j ON j.assignment_id = a.id AND j.superseded_by IS NULL"
     " WHERE a.purpose = 'adjudication' AND j.skip_reason IS NULL AND j.label IS NOT NULL),"
     " adjudicated AS (SELECT u, min(label) AS label FROM adjudication GROUP BY u HAVING count(DISTINCT label) = 1),"
-    " reference AS MATERIALIZED (SELECT i.id AS u, i.gold AS gold, i.gold AS ref FROM items i WHERE i.gold IS NOT NULL"
-    " UNION ALL SELECT d.u, NULL, d.label FROM adjudicated d JOIN items i ON i.id = d.u WHERE i.gold IS NULL)"
+    " known AS (SELECT i.id AS u, i.gold AS gold, i.gold AS ref FROM items i WHERE i.gold IS NOT NULL"
+    " UNION ALL SELECT d.u, NULL, d.label FROM adjudicated d JOIN items i ON i.id = d.u WHERE i.gold IS NULL),"
+    " reference AS MATERIALIZED (SELECT k.u AS u, g.answer AS gold, r.answer AS ref FROM known k"
+    " LEFT JOIN golds g ON g.raw = k.gold LEFT JOIN golds r ON r.raw = k.ref WHERE r.answer IS NOT NULL)"
 )
 """`reference`: items with a known right answer: their gold label, else the adjudicated one where the
 adjudicators agree (as `annotate.adjudication.reference_labels`); a few rows, looked up per vote."""
 
 
-def _annotators_sql(pairs: list[tuple[str, str]], has_flags: bool) -> str:
+def _annotators_sql(pairs: list[LabelRow], n_gold: int, has_flags: bool) -> str:
     """One row per annotator with a queue, from one pass over their assignments in queue order:
     queue counts, recent judgments, open hours, vote counts for time, gold and attention, open flags."""
     join, valid = _valid(pairs)
-    label = "l.c" if pairs else "NULL"
+    answer = "l.answer" if pairs else "NULL"
     flags = (
         ", (SELECT count(*) FROM flags f WHERE f.annotator_id = n.id AND f.cleared IS NULL)" if has_flags else ""
     )
     return (
-        f"WITH {_labels_cte(pairs)}, {_REFERENCE_CTES},"
+        f"WITH {_labels_cte(pairs)}, {_golds_cte(n_gold)}, {_REFERENCE_CTES},"
         " q AS (SELECT a.annotator_id AS r, j.id AS jid, j.skip_reason AS skip, j.submitted_at AS at,"
         f"  coalesce(j.active_ms, j.submit_ms) AS ms, {valid} AND coalesce(s.planted, 0) = 0 AS vote"
         "  FROM assignments a LEFT JOIN judgments j ON j.assignment_id = a.id AND j.superseded_by IS NULL"
@@ -209,7 +216,7 @@ def _annotators_sql(pairs: list[tuple[str, str]], has_flags: bool) -> str:
         # Gold and attention counts start from the few items with a right answer (index on item_id),
         # not from every vote: one lookup per reference item instead of one per vote.
         " checked AS (SELECT a.annotator_id AS r, a.purpose = 'attention' AS att, f.ref AS ref, f.gold AS gold,"
-        f"  {label} AS c FROM reference f JOIN assignments a ON a.item_id = f.u"
+        f"  {answer} AS c FROM reference f JOIN assignments a ON a.item_id = f.u"
         "  JOIN judgments j ON j.assignment_id = a.id AND j.superseded_by IS NULL"
         f"  {join} LEFT JOIN suggestions s ON s.id = a.suggestion_id"
         f"  WHERE a.purpose != 'adjudication' AND {valid} AND coalesce(s.planted, 0) = 0),"
@@ -225,7 +232,7 @@ def _annotators_sql(pairs: list[tuple[str, str]], has_flags: bool) -> str:
     )
 
 
-def _votes_cte(pairs: list[tuple[str, str]]) -> str:
+def _votes_cte(pairs: list[LabelRow]) -> str:
     """`votes`: one row per vote: annotator r, item u, label c, purpose p, judgment id, time ms."""
     join, valid = _valid(pairs)
     label = "l.c" if pairs else "NULL"
@@ -238,7 +245,7 @@ def _votes_cte(pairs: list[tuple[str, str]]) -> str:
     )
 
 
-def _median_sql(pairs: list[tuple[str, str]]) -> str:
+def _median_sql(pairs: list[LabelRow]) -> str:
     """Each annotator's median time per vote (the mean of the two middle ones for an even count)."""
     return (
         f"WITH {_votes_cte(pairs)}, timed AS (SELECT r, ms, row_number() OVER (PARTITION BY r ORDER BY ms) AS k,"
@@ -247,7 +254,7 @@ def _median_sql(pairs: list[tuple[str, str]]) -> str:
     )
 
 
-def _agreement_sql(pairs: list[tuple[str, str]]) -> str:
+def _agreement_sql(pairs: list[LabelRow]) -> str:
     """Rows tagged `pairs` (annotator, pairs with others on shared items, agreeing pairs), `o` (label c,
     label k, o_ck) and `units` (pairable items), from one vote per annotator and item: the main one,
     else the first (the report's `unique_votes`), attention checks left out.
