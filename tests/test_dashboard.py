@@ -168,12 +168,13 @@ def test_a_read_only_open_of_a_missing_file_creates_nothing(tmp_path: Path) -> N
     assert not (tmp_path / "none.db").exists()
 
 
-def _graded_session(tmp_path: Path, kind: str, labels: dict[str, list[str]], gold: str | None):
+def _graded_session(tmp_path: Path, kind: str, labels: dict[str, list[str]], gold: str | None,
+                    design: str = "outcomes"):
     from annotate.model import Assignment, Item, Judgment, Message, Response, Timings
     from annotate.session import create_session
     from annotate.store import utc_now
 
-    spec = create_session("g", kind, seed=1, folder=tmp_path / "sessions")
+    spec = create_session("g", kind, seed=1, folder=tmp_path / "sessions", design=design)
     store = open_store(spec)
     slots = ("A",) if kind == "single" else ("A", "B")
     items = [Item(id=f"u{k}", kind="single" if kind == "single" else "pairwise",
@@ -197,6 +198,18 @@ def test_single_grades_gold_and_ordinal_alpha(tmp_path: Path) -> None:
         matrix = np.array([[float(grades[r][u]) for r in ("ann", "ben", "cat")] for u in range(4)])
         expected = krippendorff_alpha(matrix, "ordinal", categories=list(range(1, 11)), n_boot=0).estimate
         assert snap.alpha.level == "ordinal" and snap.alpha.value == pytest.approx(expected)
+    finally:
+        store.close()
+
+
+def test_graded_strengths_are_checked_against_gold_by_their_preference(tmp_path: Path) -> None:
+    strengths = {"ann": ["+2", "-1", "0"], "ben": ["+1", "-1", "+1"]}
+    spec, store = _graded_session(tmp_path, "pairwise", strengths, gold="A", design="graded-5")
+    try:
+        assert spec.schema.level == "ordinal"
+        rows = rows_by_name(take_snapshot(spec, store))
+        assert (rows["ann"].gold_correct, rows["ann"].gold) == (1, 1)  # +2 is A better, as gold A says
+        assert (rows["ann"].pairs_agreeing, rows["ann"].pairs) == (1, 3)  # the same strength on u1 only
     finally:
         store.close()
 
