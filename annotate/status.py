@@ -37,6 +37,7 @@ def session_status(spec: SessionSpec, store: Store) -> str:
             for (source, cohort), n in sorted(by_source.items())
         ))
     lines += _suggestion_lines(spec, store)
+    lines += _flag_lines(store)
     people = [a for a in store.annotators() if store.assignments(a.name)]
     if not people:
         lines.append("annotators none has started yet")
@@ -81,6 +82,14 @@ def _suggestion_lines(spec: SessionSpec, store: Store) -> list[str]:
             f"{experiment.planted_rate:.0%}{source}; design {design or 'not set up yet (annotate experiment)'}"
         )
     return lines
+
+
+def _flag_lines(store: Store) -> list[str]:
+    """Flags open by kind and cleared (annotate.flag_list), when annotators flagged anything."""
+    from annotate.flag_list import flag_summary
+
+    summary = flag_summary(store)
+    return [summary] if summary else []
 
 
 def _categories(items: list) -> list[tuple[str, int]]:
