@@ -163,11 +163,13 @@ def labels_import(
 
 @main.command()
 @session_argument
-@click.option("--what", type=click.Choice(["items", "judgments", "labels", "suggestions", "preferences", "answers"]),
+@click.option("--what", type=click.Choice(["items", "judgments", "labels", "suggestions", "preferences", "answers",
+                                           "flags"]),
               default="judgments", show_default=True,
               help="items (with model names: for leads), judgments, imported labels, LLM suggestions (with their model"
                    " names: for leads), preferences (chosen/rejected pairs for DPO or a reward model) or answers (every"
-                   " question of the label schema, per judgment).")
+                   " question of the label schema, per judgment) or flags (items annotators flagged, open and"
+                   " cleared).")
 @click.option("--layout", type=click.Choice(["long", "wide"]), default="long", show_default=True,
               help="answers: one row per judgment and question (long) or per judgment with a column per question"
                    " (wide).")

@@ -12,6 +12,9 @@
   `suggestion_shown` (see `suggestion_shown`), so the suggestion analysis can be redone.
 - labels: the external labels (LABEL_COLUMNS), in the long layout `labels import` reads.
 - suggestions: every stored LLM suggestion (SUGGESTION_COLUMNS), planted ones flagged.
+- flags: every flag annotators raised (FLAG_COLUMNS), open and cleared, with the item's reference.
+- Judgments, items (CSV, Parquet) and flags carry `ref`, the item reference annotators see on screen
+  (annotate.refs), so a lead can find the item an annotator quotes.
 - preferences and answers: chosen / rejected pairs for training, and the answers per question of
   the label schema, long or wide (`annotate.formats.export_designs`); streamed row by row.
 
@@ -36,20 +39,25 @@ from annotate.outputs import Protected, atomic_output
 from annotate.safe_text import escape_json
 from annotate.store import Store
 
-WHATS = ("items", "judgments", "labels", "suggestions", "preferences", "answers")
+WHATS = ("items", "judgments", "labels", "suggestions", "preferences", "answers", "flags")
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 ITEM_COLUMNS = (
-    "id", "kind", "category", "gold", "prompt", "conversation", "A", "model_A", "history_A", "B", "model_B",
+    "id", "ref", "kind", "category", "gold", "prompt", "conversation", "A", "model_A", "history_A", "B", "model_B",
     "history_B", "metadata", "adjudicated",
 )
 JUDGMENT_COLUMNS = (
-    "uid", "annotator", "cohort", "item", "label", "label_side", "swapped", "initial_label", "scores", "rationale",
+    "uid", "annotator", "cohort", "item", "ref", "label", "label_side", "swapped", "initial_label", "scores",
+    "rationale",
     "confidence", "skip_reason", "guideline_id", "guideline_version", "shown_at", "first_input_ms", "submit_ms",
     "active_ms", "timings", "submitted_at", "condition", "purpose", "position", "planted", "superseded",
     "app_version", "suggestion_label", "suggestion_model", "suggestion_shown",
 )
 LABEL_COLUMNS = ("source", "rater", "cohort", "item", "label", "raw")
 SUGGESTION_COLUMNS = ("item", "source_model", "label", "swapped_label", "planted", "prompt_hash", "rationale")
+FLAG_COLUMNS = (
+    "id", "item", "ref", "annotator", "kind", "note", "created", "position", "purpose", "cleared", "cleared_by",
+    "clear_note", "uid",
+)
 
 
 class ExportError(ValueError):
@@ -77,6 +85,14 @@ def export_rows(
             return PREFERENCE_COLUMNS, preference_rows(store, schema, aspect=aspect, include_planted=include_planted)
         return answer_columns(schema, layout), answer_rows(
             store, schema, layout=layout, include_superseded=include_superseded, include_planted=include_planted)
+    from annotate.refs import ref_maker
+    from annotate.store.refs import ref_key
+
+    ref = ref_maker(ref_key(store))
+    if what == "flags":
+        from annotate.store.flags import flag_rows
+
+        return FLAG_COLUMNS, ({**row, "ref": ref(row["item"])} for row in flag_rows(store))
     if what == "items":
         if native_items:
             rows = [native_item(item) for item in store.items()]
@@ -84,10 +100,12 @@ def export_rows(
         from annotate.adjudication import adjudicated_labels
 
         adjudicated = adjudicated_labels(store)
-        return ITEM_COLUMNS, [{**_flat_item(item), "adjudicated": adjudicated.get(item.id)} for item in store.items()]
+        return ITEM_COLUMNS, [
+            {**_flat_item(item), "ref": ref(item.id), "adjudicated": adjudicated.get(item.id)} for item in store.items()
+        ]
     if what == "judgments":
         rows = store.judgment_export_rows(include_superseded, include_planted)
-        return JUDGMENT_COLUMNS, [_judgment(row, schema) for row in rows]
+        return JUDGMENT_COLUMNS, [{**_judgment(row, schema), "ref": ref(row["item"])} for row in rows]
     if what == "labels":
         return LABEL_COLUMNS, [
             {"source": lab.source, "rater": lab.rater, "cohort": lab.cohort, "item": lab.item_id,
