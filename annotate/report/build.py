@@ -142,6 +142,12 @@ def build_report(
     data["aspects"] = None if asked is None else asked[1]
     if asked is not None:
         sections.append(asked[0])
+    from annotate.report.sections.flags import flags_section
+
+    flagged = flags_section(ctx, store)
+    data["flags"] = None if flagged is None else flagged[1]
+    if flagged is not None:
+        sections.append(flagged[0])
     from annotate.report.suggestions import suggestions_section
 
     suggested = suggestions_section(spec, store, n_boot=n_boot, seed=seed, max_rows=max_rows)
@@ -156,7 +162,7 @@ def build_report(
     sections.insert(0, summary)
     notes: tuple[str, ...] = ()
     if votes.empty:  # the JSON keeps every (empty) section; the readable formats say why there is nothing
-        sections = [s for s in sections if s.key == "suggestions"]
+        sections = [s for s in sections if s.key in ("suggestions", "flags")]
         notes = (NO_VOTES,)
     document = {
         "report_version": REPORT_VERSION,
