@@ -1,9 +1,11 @@
 """ItemScreen: what every annotation screen shares (one item at a time from the queue).
 
 Subclasses (pairwise, grade, rubric) say which panes they show, what the digit keys mean, and
-how their answer becomes a Judgment. Everything else lives here: navigation (submit, back,
-next unfinished, skip), rationale and confidence, scrolling and linked scrolling, the guideline
-panel, the per-item clock and the event log.
+how their answer becomes a Judgment. Everything else lives here and in the mixins by purpose:
+navigation (item_nav: submit and move on, back, next unfinished, skip), the answer keys
+(item_answer: digits, rationale, confidence), scrolling and linked scrolling (item_scroll),
+reading ahead (item_ahead); here the layout, showing an item, the guideline panel, the per-item
+clock and the event log.
 
 Blind by construction: panes receive `Doc`s built by `annotate.tui.content`, which carry only
 conversation and response text; titles are fixed strings; the progress line shows the queue
@@ -29,6 +31,8 @@ from annotate.timing import ItemClock
 from annotate.tui.content import prompt_doc
 from annotate.tui.render import Doc
 from annotate.tui.screens.item_ahead import ReadAhead
+from annotate.tui.screens.item_answer import AnswerKeys
+from annotate.tui.screens.item_nav import Navigation
 from annotate.tui.screens.item_scroll import PaneScrolling
 from annotate.tui.widgets.doc_view import DocView
 from annotate.tui.widgets.guideline_panel import GuidelinePanel
@@ -51,10 +55,6 @@ float it over them (and answer keys then close it first: a covered response is n
 NOTICE_S = 4.0
 """How long a notice stays on the progress line."""
 
-GUIDELINE_CLOSED_NOTICE = "guideline closed: read both responses, then answer"
-"""The notice when an answer key closed the guideline that covered a response."""
-
-CONFIDENCE_KEYS = "12345"
 
 
 def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
@@ -67,7 +67,7 @@ def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
     return bindings
 
 
-class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
+class ItemScreen(AnswerKeys, Navigation, PaneScrolling, ReadAhead, Screen[None]):
     """Shows one assignment at a time and records what the annotator does with it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -347,16 +347,6 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
         return (self.query_one(GuidelinePanel).display and not self.has_class("-guideline-side")
                 and self.maximized is None)
 
-    def answer_blocked(self, key: str) -> bool:
-        """An answer key while the guideline covers a response: close the guideline instead of
-        recording an answer given unseen, say so, and return True (the key is not used)."""
-        if not self.guideline_covers_panes():
-            return False
-        self.record("key.blocked_by_guideline", key=key)
-        self.action_guideline()
-        self.show_notice(GUIDELINE_CLOSED_NOTICE)
-        return True
-
     def show_notice(self, text: str, seconds: float = NOTICE_S) -> None:
         """Show a short fixed message on the progress line for `seconds` (never over the panes or
         the answer bar)."""
@@ -371,52 +361,10 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
 
         self._notice_timer = self.set_timer(seconds, clear)
 
-    def action_digit(self, digit: str) -> None:
-        digit = str(digit)
-        if self.answer_blocked(digit):
-            return
-        if self.mode == "confidence":
-            if digit == "0":
-                self.confidence = None
-            elif digit in CONFIDENCE_KEYS:
-                self.confidence = int(digit)
-            else:
-                self.app.bell()
-                return
-            self.mode = ""
-            self.record("key.confidence", value=self.confidence)
-            self.refresh_answer()
-            return
-        self.on_digit(digit)
-        self.refresh_answer()
-
-    def action_confidence(self) -> None:
-        self.mode = "" if self.mode == "confidence" else "confidence"
-        self.record("key.confidence_prompt", open=self.mode == "confidence")
-        self.refresh_answer()
-
-    def action_rationale(self) -> None:
-        box = self.query_one("#rationale", Input)
-        box.value = self.rationale
-        box.display = True
-        box.disabled = False
-        box.focus()
-        self.record("rationale.open")
-
     @on(Input.Submitted, "#rationale")
     def _rationale_done(self, event: Input.Submitted) -> None:
         event.stop()
         self._close_rationale(keep=True)
-
-    def _close_rationale(self, keep: bool) -> None:
-        box = self.query_one("#rationale", Input)
-        if keep:
-            self.rationale = box.value.strip()
-        box.display = False
-        box.disabled = True
-        self.set_focus(None)
-        self.record("rationale.close", kept=keep, length=len(self.rationale))
-        self.refresh_answer()
 
     def action_escape(self) -> None:
         box = self.query_one("#rationale", Input)
@@ -431,14 +379,6 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
         elif self.query_one(GuidelinePanel).display:
             self.action_guideline()
 
-    def action_submit(self) -> None:
-        if not self.has_answer() or self.assignment is None:
-            return
-        if self.suggestion.intercept_submit(self.answer_fields()["label"]):  # `after`: first answer kept
-            self.refresh_answer()
-            return
-        self.commit(skip_reason=None)
-
     def action_reveal_suggestion(self) -> None:
         self.suggestion.reveal()
 
@@ -446,84 +386,6 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
     def _label_arrived(self, message: SuggestionLine.LabelArrived) -> None:
         message.stop()
         self.suggestion.label_arrived(message.future)
-
-    def commit(self, skip_reason: str | None) -> None:
-        """Write the answer (or a skip) and move on; an unchanged revision writes nothing."""
-        app = self.annotate_app
-        assert self.assignment is not None and self.clock is not None
-        assignment = self.assignment
-        fields = {"label": None, "scores": {}} if skip_reason else self.answer_fields()
-        prior = app.queue.answers.get(assignment.id)
-        unchanged = (
-            prior is not None and skip_reason is None and not prior.skipped
-            and prior.label == fields["label"] and dict(prior.scores) == dict(fields["scores"])
-            and prior.rationale == self.rationale and prior.confidence == self.confidence
-        )
-        if unchanged:
-            self.record("nav.forward", unchanged=True)
-            self.flush_events()
-        else:
-            self.record("skip" if skip_reason else "key.submit", **({"reason": skip_reason} if skip_reason else {}))
-            self._measure_scrolled_panes()
-            now = app.clock()
-            guideline = app.guideline
-            judgment = Judgment(
-                assignment_id=assignment.id, label=fields["label"], scores=fields["scores"],
-                timings=self.clock.finish(now), rationale="" if skip_reason else self.rationale,
-                confidence=None if skip_reason else self.confidence,
-                guideline_id=guideline.id if guideline else app.spec.guideline,
-                guideline_version=guideline.version if guideline else None,
-                skip_reason=skip_reason,
-            )
-            judgment = self.suggestion.complete(judgment, now)
-            app.write_judgment(judgment, self.events, assignment)
-            self.events = []
-        revising = prior is not None
-        queue = app.queue
-        if revising and self.index + 1 < len(queue):
-            nxt: int | None = self.index + 1
-        else:
-            nxt = queue.first_unfinished(self.index + 1)
-        if nxt is None:
-            self.clock = None
-            self.refresh_progress()
-            app.all_done()
-            return
-        self.show_index(nxt)
-
-    def action_back(self) -> None:
-        if self.index <= 0:
-            return
-        self.record("nav.back")
-        self.flush_events()
-        self.show_index(self.index - 1)
-
-    def action_next_unfinished(self) -> None:
-        nxt = self.annotate_app.queue.first_unfinished(self.index + 1)
-        if nxt is None or nxt == self.index:
-            return
-        self.record("nav.next_unfinished", to=nxt)
-        self.flush_events()
-        self.show_index(nxt)
-
-    def go_to(self, index: int) -> None:
-        """Show another item (from a dialog), writing this one's events."""
-        self.record("nav.go", to=index)
-        self.flush_events()
-        self.show_index(index)
-
-    def action_skip(self) -> None:
-        from annotate.tui.screens.skip import SkipDialog
-
-        self.record("skip.open")
-
-        def done(reason: str | None) -> None:
-            if reason:
-                self.commit(skip_reason=reason)
-            else:
-                self.record("skip.cancel")
-
-        self.app.push_screen(SkipDialog(), done)
 
     def action_help(self) -> None:
         from annotate.tui.screens.help import HelpScreen
@@ -546,36 +408,6 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
         self.active = len(self.scroll_targets()) - 1 if panel.display else 1
         self._mark_active()
         self.call_after_refresh(self._update_visibility)
-
-    # -- the queue read again (a new plan) ---------------------------------------------------
-
-    def queue_replaced(self, lost_position: int | None) -> None:
-        """The app read the queue again. Stay on the item on screen when it is still in the queue
-        as shown; else go to the first item without an answer. Say what happened: a dialog when an
-        answer was refused or the item on screen left the queue, a notice otherwise."""
-        from annotate.tui.screens.queue_changed import QueueChangedDialog
-
-        queue = self.annotate_app.queue
-        here = queue.index_of(self.assignment)
-        if here is not None and lost_position is None:
-            self.index = here
-            self.refresh_progress()
-            self.show_notice(f"the lead updated the plan: your queue now has {len(queue)} items")
-            return
-        self.record("queue.replaced", by_annotator=False, lost_position=lost_position, kept_item=here is not None)
-        self.events = []  # about an assignment that is gone: nothing to file them on
-        if here is None:
-            target = queue.first_unfinished(0)
-            if target is None and len(queue):
-                target = len(queue) - 1
-            if target is not None:
-                self.show_index(target)
-        else:
-            self.index = here
-            self.refresh_progress()
-        self.app.push_screen(QueueChangedDialog(
-            len(queue), lost_position, on_screen_left=here is None, position=self.index + 1 if len(queue) else 0,
-        ))
 
     # -- progress ----------------------------------------------------------------------------
 
