@@ -32,6 +32,7 @@ from annotate.tui.content import prompt_doc
 from annotate.tui.render import Doc
 from annotate.tui.screens.item_ahead import ReadAhead
 from annotate.tui.screens.item_answer import AnswerKeys
+from annotate.tui.screens.item_context import EarlierTurns
 from annotate.tui.screens.item_nav import Navigation
 from annotate.tui.screens.item_scroll import PaneScrolling
 from annotate.tui.widgets.doc_view import DocView
@@ -39,6 +40,7 @@ from annotate.tui.widgets.guideline_panel import GuidelinePanel
 from annotate.tui.widgets.key_bar import KeyBar
 from annotate.tui.widgets.label_bar import LabelBar
 from annotate.tui.widgets.progress_line import ProgressLine, skip_state
+from annotate.tui.widgets.prompt_pane import PromptPane
 from annotate.tui.widgets.response_pane import ResponsePane
 from annotate.tui.widgets.suggestion import SuggestionController, SuggestionLine
 
@@ -67,7 +69,7 @@ def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
     return bindings
 
 
-class ItemScreen(AnswerKeys, Navigation, PaneScrolling, ReadAhead, Screen[None]):
+class ItemScreen(AnswerKeys, Navigation, EarlierTurns, PaneScrolling, ReadAhead, Screen[None]):
     """Shows one assignment at a time and records what the annotator does with it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -97,6 +99,8 @@ class ItemScreen(AnswerKeys, Navigation, PaneScrolling, ReadAhead, Screen[None])
                 tooltip="Show the active pane alone; again to restore"),
         Binding("escape", "escape", "Cancel", id="escape", show=False,
                 tooltip="Close the rationale, confidence prompt or guideline"),
+        Binding("e", "earlier", "Earlier turns", id="earlier-turns", show=False,
+                tooltip="Show or fold the turns before the question answered"),
         Binding("a", "reveal_suggestion", "Suggestion", id="reveal-suggestion", show=False,
                 tooltip="Show the suggestion, where one can be asked for"),
     ]
@@ -153,7 +157,7 @@ class ItemScreen(AnswerKeys, Navigation, PaneScrolling, ReadAhead, Screen[None])
     def compose(self) -> ComposeResult:
         app = self.annotate_app
         yield ProgressLine(id="progress")
-        yield ResponsePane("Prompt", app.lines_for, id="prompt")
+        yield PromptPane(app.lines_for, id="prompt")
         with Container(id="panes"):
             yield from self.compose_panes()
         yield Input(placeholder="Rationale (optional). Enter or Esc closes.", id="rationale", max_length=4000)
@@ -278,7 +282,7 @@ class ItemScreen(AnswerKeys, Navigation, PaneScrolling, ReadAhead, Screen[None])
         if stored is not None and not stored.skipped:
             self.load_answer(stored)
             self.rationale, self.confidence = stored.rationale, stored.confidence
-        self.query_one("#prompt", ResponsePane).show(prompt_doc(item))
+        self.query_one("#prompt", ResponsePane).show(prompt_doc(item, self.show_earlier))
         self.show_item(item, assignment)
         self.suggestion.start(assignment, stored)
         now = app.clock()
@@ -333,6 +337,8 @@ class ItemScreen(AnswerKeys, Navigation, PaneScrolling, ReadAhead, Screen[None])
             return True if self.has_answer() else None
         if action == "back":
             return True if self.index > 0 else None
+        if action == "earlier":
+            return True if self.can_show_earlier() else None
         if action == "reveal_suggestion":
             return True if self.suggestion.can_reveal else None
         if action == "next_unfinished":
