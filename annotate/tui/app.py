@@ -22,12 +22,15 @@ from textual import on, work
 from textual.app import App
 from textual.message import Message
 
+from annotate.flags import Flag
 from annotate.guidelines import Guideline, GuidelineError, load_guideline
 from annotate.model import Assignment, Event, Judgment
 from annotate.plan import PLAN_META_KEY, ensure_default_queue
+from annotate.refs import ref_maker
 from annotate.spec import SessionSpec
 from annotate.store import StaleAssignment, Store
 from annotate.store.health import error_text
+from annotate.store.refs import ref_key
 from annotate.store.sittings import HEARTBEAT_S, Sitting, heartbeat
 from annotate.tui.queue import Prefetcher, Queue, StoreRunner
 from annotate.tui.render import Doc, DocLines, LineCache
@@ -95,6 +98,8 @@ class AnnotateApp(App[None]):
         self.annotator = annotator
         """The annotator's name."""
         self.queue = queue
+        self.item_ref = ref_maker(ref_key(store))
+        """Item id -> its short reference (annotate.refs), shown on the progress line."""
         self.guideline = guideline
         """The session's guideline, stamped on every judgment; None when it failed to load."""
         self.guideline_error = guideline_error
@@ -224,6 +229,18 @@ class AnnotateApp(App[None]):
             partial(self.store.submit, judgment, list(events), shown=assignment, sitting_id=sitting_id)
         )
         self._track(future, assignment.position, judgment)
+
+    def write_flag(self, flag: Flag, events: Sequence[Event], assignment: Assignment) -> None:
+        """Queue a flag (with its events) on `assignment` as shown."""
+        from annotate.store.flags import add_flag
+
+        self._track(self.runner.call(partial(add_flag, self.store, flag, list(events), shown=assignment)), -1, None)
+
+    def write_withdrawal(self, assignment: Assignment, events: Sequence[Event]) -> None:
+        """Queue the withdrawal of the annotator's open flags on `assignment`."""
+        from annotate.store.flags import withdraw_flags
+
+        self._track(self.runner.call(partial(withdraw_flags, self.store, assignment, list(events))), -1, None)
 
     def write_events(self, events: Sequence[Event], assignment: Assignment | None = None) -> None:
         """Queue events that belong to no submit (about `assignment`, when they are)."""

@@ -106,3 +106,26 @@ def test_multi_turn_earlier_shown_160x48(snap_compare, tmp_path: Path) -> None:
         assert snap_compare(app, terminal_size=(160, 48), press=["e"])
     finally:
         store.close()
+
+
+def test_flag_dialog_80x24(snap_compare, tmp_path: Path) -> None:
+    spec, store = make_session(tmp_path)
+    app = make_app(spec, store, "snap", open_guideline=False, sitting_clock=lambda: 0.0)
+    try:
+        assert snap_compare(app, terminal_size=(80, 24), press=["f", "2"])
+    finally:
+        store.close()
+
+
+def test_flagged_item_160x48(snap_compare, tmp_path: Path) -> None:
+    from annotate.flags import Flag
+    from annotate.store.flags import add_flag
+
+    spec, store = make_session(tmp_path)
+    first = make_app(spec, store, "snap").queue.assignments[0]  # makes the default queue
+    add_flag(store, Flag(first.id, "guideline_unclear", "which rule applies?"))
+    app = make_app(spec, store, "snap", open_guideline=False, sitting_clock=lambda: 0.0)
+    try:
+        assert snap_compare(app, terminal_size=(160, 48))
+    finally:
+        store.close()

@@ -16,10 +16,10 @@ if TYPE_CHECKING:
     from annotate.tui.screens.item import ItemScreen
 
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Answer", ("submit", "rationale", "confidence", "skip")),
+    ("Answer", ("submit", "rationale", "confidence", "skip", "flag")),
     ("Move", ("back", "next-unfinished")),
     ("Read", ("scroll-down", "scroll-up", "page-down", "page-up", "scroll-home", "scroll-end",
-              "switch-pane", "switch-pane-back", "link", "zoom", "guideline")),
+              "switch-pane", "switch-pane-back", "link", "zoom", "earlier-turns", "guideline")),
     ("Other", ("help", "escape", "quit")),
 )
 

@@ -33,6 +33,7 @@ from annotate.tui.render import Doc
 from annotate.tui.screens.item_ahead import ReadAhead
 from annotate.tui.screens.item_answer import AnswerKeys
 from annotate.tui.screens.item_context import EarlierTurns
+from annotate.tui.screens.item_flag import Flagging, flag_state
 from annotate.tui.screens.item_nav import Navigation
 from annotate.tui.screens.item_scroll import PaneScrolling
 from annotate.tui.widgets.doc_view import DocView
@@ -69,7 +70,7 @@ def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
     return bindings
 
 
-class ItemScreen(AnswerKeys, Navigation, EarlierTurns, PaneScrolling, ReadAhead, Screen[None]):
+class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneScrolling, ReadAhead, Screen[None]):
     """Shows one assignment at a time and records what the annotator does with it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -101,6 +102,8 @@ class ItemScreen(AnswerKeys, Navigation, EarlierTurns, PaneScrolling, ReadAhead,
                 tooltip="Close the rationale, confidence prompt or guideline"),
         Binding("e", "earlier", "Earlier turns", id="earlier-turns", show=False,
                 tooltip="Show or fold the turns before the question answered"),
+        Binding("f", "flag", "Flag", id="flag", show=False,
+                tooltip="Tell the lead this item has a problem (broken, identity leak, offensive, ...)"),
         Binding("a", "reveal_suggestion", "Suggestion", id="reveal-suggestion", show=False,
                 tooltip="Show the suggestion, where one can be asked for"),
     ]
@@ -430,3 +433,6 @@ class ItemScreen(AnswerKeys, Navigation, EarlierTurns, PaneScrolling, ReadAhead,
         line.status = app.save_status
         stored = queue.answers.get(self.assignment.id) if self.assignment is not None else None
         line.state = "" if stored is None else skip_state(stored.skip_reason) if stored.skipped else "answered"
+        line.ref = app.item_ref(self.assignment.item_id) if self.assignment is not None else ""
+        flags = self.open_flags()
+        line.flagged = f"⚑ {flag_state(flags)}" if flags else ""
