@@ -129,3 +129,21 @@ def test_flagged_item_160x48(snap_compare, tmp_path: Path) -> None:
         assert snap_compare(app, terminal_size=(160, 48))
     finally:
         store.close()
+
+
+def test_items_dialog_80x24(snap_compare, tmp_path: Path) -> None:
+    spec, store = make_session(tmp_path)
+    app = make_app(spec, store, "snap", open_guideline=False, sitting_clock=lambda: 0.0)
+    try:
+        assert snap_compare(app, terminal_size=(80, 24), press=["i", "down"])
+    finally:
+        store.close()
+
+
+def test_search_match_160x48(snap_compare, tmp_path: Path) -> None:
+    spec, store = make_session(tmp_path)
+    app = make_app(spec, store, "snap", open_guideline=False, sitting_clock=lambda: 0.0)
+    try:
+        assert snap_compare(app, terminal_size=(160, 48), press=["slash", *"reverse", "enter", "greater_than_sign"])
+    finally:
+        store.close()

@@ -17,9 +17,10 @@ if TYPE_CHECKING:
 
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Answer", ("submit", "rationale", "confidence", "skip", "flag")),
-    ("Move", ("back", "next-unfinished")),
+    ("Move", ("back", "next-unfinished", "items")),
     ("Read", ("scroll-down", "scroll-up", "page-down", "page-up", "scroll-home", "scroll-end",
-              "switch-pane", "switch-pane-back", "link", "zoom", "earlier-turns", "guideline")),
+              "switch-pane", "switch-pane-back", "link", "zoom", "earlier-turns", "guideline",
+              "search", "match-next", "match-previous")),
     ("Other", ("help", "escape", "quit")),
 )
 

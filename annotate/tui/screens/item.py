@@ -36,6 +36,7 @@ from annotate.tui.screens.item_context import EarlierTurns
 from annotate.tui.screens.item_flag import Flagging, flag_state
 from annotate.tui.screens.item_nav import Navigation
 from annotate.tui.screens.item_scroll import PaneScrolling
+from annotate.tui.screens.item_search import PaneSearch
 from annotate.tui.widgets.doc_view import DocView
 from annotate.tui.widgets.guideline_panel import GuidelinePanel
 from annotate.tui.widgets.key_bar import KeyBar
@@ -70,7 +71,7 @@ def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
     return bindings
 
 
-class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneScrolling, ReadAhead, Screen[None]):
+class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneSearch, PaneScrolling, ReadAhead, Screen[None]):
     """Shows one assignment at a time and records what the annotator does with it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -83,6 +84,8 @@ class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneScrolling, 
         Binding("b,backspace", "back", "Back", id="back", tooltip="Previous item, to revise its answer"),
         Binding("n", "next_unfinished", "Next unfinished", id="next-unfinished", show=False,
                 tooltip="Jump to the next item without an answer"),
+        Binding("i,colon", "items", "Items", id="items", show=False,
+                tooltip="Your queue with each item's state; go to an item by number or reference"),
         Binding("g", "guideline", "Guideline", id="guideline", tooltip="Show or hide the guideline"),
         Binding("question_mark", "help", "Help", id="help", tooltip="Every key"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Save and quit; starting again resumes here"),
@@ -102,6 +105,12 @@ class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneScrolling, 
                 tooltip="Close the rationale, confidence prompt or guideline"),
         Binding("e", "earlier", "Earlier turns", id="earlier-turns", show=False,
                 tooltip="Show or fold the turns before the question answered"),
+        Binding("slash", "search", "Search", id="search", show=False,
+                tooltip="Find text in the prompt, the responses and the open guideline"),
+        Binding("greater_than_sign", "match(1)", "Next match", id="match-next", show=False,
+                tooltip="Go to the next match of the search"),
+        Binding("less_than_sign", "match(-1)", "Previous match", id="match-previous", show=False,
+                tooltip="Go to the previous match of the search"),
         Binding("f", "flag", "Flag", id="flag", show=False,
                 tooltip="Tell the lead this item has a problem (broken, identity leak, offensive, ...)"),
         Binding("a", "reveal_suggestion", "Suggestion", id="reveal-suggestion", show=False,
@@ -164,6 +173,7 @@ class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneScrolling, 
         with Container(id="panes"):
             yield from self.compose_panes()
         yield Input(placeholder="Rationale (optional). Enter or Esc closes.", id="rationale", max_length=4000)
+        yield Input(placeholder="Search the panes: Enter finds, Esc closes", id="search", max_length=200)
         yield SuggestionLine(id="suggestion")
         yield from self.compose_answer()
         yield KeyBar(id="keys")
@@ -193,6 +203,7 @@ class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneScrolling, 
         guideline = self.query_one(GuidelinePanel)
         guideline.display = self.open_guideline_on_start
         self.query_one("#rationale", Input).disabled = True
+        self.query_one("#search", Input).disabled = True
         self.active = 1
         self.show_index(self.index)
         if self.open_guideline_on_start:
@@ -279,6 +290,7 @@ class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneScrolling, 
         self.assignment, self.item = assignment, item
         self.events = []
         self.mode = ""
+        self.clear_matches()
         self.clear_answer()
         self.rationale, self.confidence = "", None
         stored = app.queue.answers.get(assignment.id)
@@ -342,6 +354,8 @@ class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneScrolling, 
             return True if self.index > 0 else None
         if action == "earlier":
             return True if self.can_show_earlier() else None
+        if action == "match":
+            return True if self.matches else None
         if action == "reveal_suggestion":
             return True if self.suggestion.can_reveal else None
         if action == "next_unfinished":
@@ -375,10 +389,18 @@ class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneScrolling, 
         event.stop()
         self._close_rationale(keep=True)
 
+    @on(Input.Submitted, "#search")
+    def _search_done(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.run_search(event.value)
+
     def action_escape(self) -> None:
         box = self.query_one("#rationale", Input)
         if box.display:
             self._close_rationale(keep=True)
+        elif self.query_one("#search", Input).display:
+            self.close_search_box()
+            self.record("search.close")
         elif self.mode:
             self.mode = ""
             self.record("key.cancel")

@@ -43,6 +43,7 @@ class EarlierTurns(_Base):
         """Show the item on screen again in the prompt and response panes (after `e`)."""
         if self.item is None or self.assignment is None:
             return
+        self.clear_matches()  # they were in the lines shown before
         self.query_one("#prompt", PromptPane).show(prompt_doc(self.item, self.show_earlier))
         self.show_item(self.item, self.assignment)
         self.call_after_refresh(self._update_visibility)

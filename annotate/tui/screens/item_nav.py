@@ -86,6 +86,19 @@ class Navigation(_Base):
         self.flush_events()
         self.show_index(index)
 
+    def action_items(self) -> None:
+        from annotate.tui.screens.items import ItemsDialog
+
+        self.record("items.open")
+
+        def done(index: int | None) -> None:
+            if index is None or index == self.index:
+                self.record("items.close")
+            else:
+                self.go_to(index)
+
+        self.app.push_screen(ItemsDialog(self.index), done)
+
     def action_skip(self) -> None:
         from annotate.tui.screens.skip import SkipDialog
 
