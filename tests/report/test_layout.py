@@ -199,6 +199,22 @@ def test_anchoring_headline_explains_interval_against_p_value() -> None:
     assert "conservative" not in lines[0] and "conservative" in lines[-1]
 
 
+
+def test_anchoring_headline_without_a_baseline_says_not_enough_data_not_nan() -> None:
+    from annotate.report.suggestions import _headline
+
+    nan = float("nan")
+    shown = Estimate(0.55, 0.2, 0.9, 20, 4, 20)
+    no_wrong = Estimate(nan, nan, nan, 0, 0, 0)
+    effect = SimpleNamespace(mode="upfront", delta=Estimate(nan, nan, nan, 0, 0, 0), p_value=nan)
+    for conditions in ((SimpleNamespace(condition="none", over_reliance=no_wrong),
+                        SimpleNamespace(condition="upfront", over_reliance=shown)),
+                       (SimpleNamespace(condition="upfront", over_reliance=shown),)):
+        (line, *_rest) = _headline(SimpleNamespace(conditions=conditions, effects=(effect,)))
+        assert "nan" not in line
+        assert "anchoring effect Δ: not enough data (n = 0 wrong suggestions in none: Δ needs" in line
+
+
 def test_expert_pairs_are_shown_per_cohort(project: Path) -> None:
     """Twelve experts (66 pairs) and twelve crowd workers on the same items: the expert pairs are listed
     in text and HTML, not only in the JSON, and what is listed is what the README says."""
