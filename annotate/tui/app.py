@@ -36,6 +36,7 @@ from annotate.tui.queue import Prefetcher, Queue, StoreRunner
 from annotate.tui.render import Doc, DocLines, LineCache
 from annotate.tui.screens.item import ItemScreen
 from annotate.tui.summary import SittingSummary
+from annotate.tui.themes import theme_name
 from annotate.tui.widgets.progress_line import BREAK_AFTER_S
 
 BREAK_RESET_NS = 5 * 60 * 1_000_000_000
@@ -408,7 +409,7 @@ class AnnotateApp(App[None]):
 def make_app(
     spec: SessionSpec, store: Store, annotator: str, *, guideline: Guideline | None = None,
     clock: Callable[[], int] = time.monotonic_ns, sitting_clock: Callable[[], float] = time.monotonic,
-    open_guideline: bool | None = None, sitting: Sitting | None = None,
+    open_guideline: bool | None = None, sitting: Sitting | None = None, theme: str | None = None,
 ) -> AnnotateApp:
     """The app for `annotator` on the session `spec` stored in `store` (already open).
 
@@ -426,11 +427,14 @@ def make_app(
     hashes = tuple(store.get_meta(k) for k in DESIGN_KEYS)
     queue = load()
     guideline, error = session_guideline(spec, guideline)
-    return AnnotateApp(
+    app = AnnotateApp(
         spec, store, annotator, queue, guideline, guideline_error=error,
         clock=clock, sitting_clock=sitting_clock, open_guideline=open_guideline,
         load_queue=load, sitting=sitting, design_hashes=hashes,
     )
+    if theme:
+        app.theme = theme_name(theme)
+    return app
 
 
 def session_guideline(spec: SessionSpec, guideline: Guideline | None) -> tuple[Guideline | None, str]:
@@ -445,6 +449,7 @@ def session_guideline(spec: SessionSpec, guideline: Guideline | None) -> tuple[G
 
 def run_app(
     spec: SessionSpec, annotator: str, db: Path | None = None, *, display: str = "terminal",
+    theme: str | None = None,
 ) -> SittingSummary:
     """Open the session's store, run the app until the annotator quits, close the store; return
     what the queue holds then (the CLI prints it).
@@ -456,6 +461,7 @@ def run_app(
     """
     from annotate.session import check_identity
 
+    theme = theme_name(theme) if theme else None  # a bad name is refused before the file is opened
     guideline = load_guideline(spec.guideline, spec.project_dir)
     with Store.open(db or spec.db) as store:
         store.require_writable("annotating writes to it")
@@ -467,7 +473,8 @@ def run_app(
         if no_queue(store, annotator):  # refused before anything is written (no annotator row, no sitting)
             raise ValueError(empty())
         return run_in_sitting(
-            store, annotator, lambda sitting: make_app(spec, store, annotator, guideline=guideline, sitting=sitting),
+            store, annotator,
+            lambda sitting: make_app(spec, store, annotator, guideline=guideline, sitting=sitting, theme=theme),
             empty, display=display,
         )
 

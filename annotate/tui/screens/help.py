@@ -21,7 +21,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Read", ("scroll-down", "scroll-up", "page-down", "page-up", "scroll-home", "scroll-end",
               "switch-pane", "switch-pane-back", "link", "zoom", "earlier-turns", "guideline",
               "search", "match-next", "match-previous")),
-    ("Other", ("help", "escape", "quit")),
+    ("Other", ("help", "theme", "escape", "quit")),
 )
 
 

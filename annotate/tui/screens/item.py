@@ -87,6 +87,7 @@ class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneSearch, Pan
         Binding("i,colon", "items", "Items", id="items", show=False,
                 tooltip="Your queue with each item's state; go to an item by number or reference"),
         Binding("g", "guideline", "Guideline", id="guideline", tooltip="Show or hide the guideline"),
+        Binding("t", "theme", "Theme", id="theme", show=False, tooltip="Switch between the light and dark theme"),
         Binding("question_mark", "help", "Help", id="help", tooltip="Every key"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Save and quit; starting again resumes here"),
         Binding("tab", "switch_pane(1)", "Switch pane", id="switch-pane", show=False,
@@ -417,6 +418,12 @@ class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneSearch, Pan
     def _label_arrived(self, message: SuggestionLine.LabelArrived) -> None:
         message.stop()
         self.suggestion.label_arrived(message.future)
+
+    def action_theme(self) -> None:
+        from annotate.tui.themes import other_theme
+
+        self.app.theme = other_theme(self.app.current_theme.dark)
+        self.record("theme.switch", theme=self.app.theme)
 
     def action_help(self) -> None:
         from annotate.tui.screens.help import HelpScreen
