@@ -232,7 +232,8 @@ def test_start_and_demo_print_how_to_resume(tmp_path: Path, monkeypatch: pytest.
     make_session(tmp_path, name="evals")[1].close()
     seen = []
 
-    def fake_run_app(spec: SessionSpec, annotator: str, db: Path | None = None) -> SittingSummary:
+    def fake_run_app(spec: SessionSpec, annotator: str, db: Path | None = None,
+                     theme: str | None = None) -> SittingSummary:
         seen.append((spec.name, annotator))
         return SittingSummary(total=46, answered=10, skipped=0)
 
