@@ -125,9 +125,11 @@ def style_design_from_arrays(
         raise ValueError(f"a model cannot battle itself: {models[int(a[a == b][0])]!r}")
     if (v < 0).any():
         raise ValueError("vote counts must be non-negative")
-    x = normalised_difference(counts_a, counts_b).reshape(a.size, -1)
-    if x.shape[1] != len(feature_names):
-        raise ValueError(f"{x.shape[1]} feature columns but {len(feature_names)} feature names")
+    x = normalised_difference(counts_a, counts_b)
+    if x.size == 0:
+        x = np.zeros((a.size, len(feature_names)))
+    if x.shape != (a.size, len(feature_names)):
+        raise ValueError(f"style counts must have shape ({a.size}, {len(feature_names)}), got {x.shape}")
     ids = np.arange(a.size).astype(object) if items is None else np.asarray(items, dtype=object)
     keep = v.sum(axis=1) > 0
     return StyleDesign(tuple(str(m) for m in models), a[keep], b[keep], x[keep], v[keep], tuple(feature_names),
@@ -230,7 +232,7 @@ def _pair_sums(values: np.ndarray, rows: _Rows) -> np.ndarray:
 
 def _scatter(per_pair: np.ndarray, rows: _Rows) -> np.ndarray:
     """``(b, P)`` per-pair values -> ``(b, K)``: + at the pair's slot-A model, - at its slot-B model."""
-    b, p = per_pair.shape
+    b = per_pair.shape[0]
     offsets = (np.arange(b) * rows.k)[:, None]
     plus = np.bincount((offsets + rows.pair_a[None, :]).ravel(), per_pair.ravel(), b * rows.k)
     minus = np.bincount((offsets + rows.pair_b[None, :]).ravel(), per_pair.ravel(), b * rows.k)
@@ -410,6 +412,8 @@ class StyleControl:
         n_items, n_battles: items (clusters) and votes that entered; n_models: models ranked.
         n_boot, seed: the bootstrap; unit: what it resamples (always ``"items"``).
         reason: why there is no ranking at all (``not enough data ...``), else None.
+        interval_reason: why ratings and coefficients have no interval although resamples were
+            asked for (one item: nothing to resample), else None.
         notes: what else a reader must know (e.g. models never compared).
     """
 
@@ -423,6 +427,7 @@ class StyleControl:
     tokenizer: str = TOKENIZER
     notes: tuple[str, ...] = field(default_factory=tuple)
     unit: str = "items"
+    interval_reason: str | None = None
 
     @property
     def n_models(self) -> int:
@@ -432,6 +437,7 @@ class StyleControl:
         return {
             "n_items": self.n_items, "n_battles": self.n_battles, "n_models": self.n_models,
             "n_boot": self.n_boot, "seed": self.seed, "unit": self.unit, "reason": self.reason,
+            "interval_reason": self.interval_reason,
             "tokenizer": self.tokenizer, "features": [c.feature for c in self.coefficients],
             "coefficients": [c.to_json() for c in self.coefficients],
             "models": [r.to_json() for r in self.rows], "notes": list(self.notes),
@@ -534,7 +540,8 @@ def fit_style_control(
                                                  no_interval))
             j += 1
         else:
-            why = f"no variation: {'no answer has it' if with_feature[i] == 0 else 'the same difference in every battle'}"
+            why = "no variation: " + ("no answer has it" if with_feature[i] == 0 else
+                                      "the same difference in every battle")
             coefficients.append(StyleCoefficient(name, math.nan, math.nan, math.nan, float(sd[i]),
                                                  round(float(with_feature[i])), not_enough(n_battles, "battles", why)))
     notes = []
@@ -542,7 +549,7 @@ def fit_style_control(
         notes.append(f"NOT ONE SCALE: the models fall into {int(group.max())} groups never compared; ratings and "
                      "ranks compare models of the same group only.")
     return StyleControl(out_rows, tuple(coefficients), n_items, n_battles, n_boot, seed, None, TOKENIZER,
-                        tuple(notes))
+                        tuple(notes), interval_reason=no_interval)
 
 
 def style_control(
