@@ -89,7 +89,8 @@ def reference(data: pd.DataFrame) -> tuple[dict, float] | None:
 
 
 def compare(name: str, data: pd.DataFrame, show: bool) -> None:
-    print(f"== {name}: {data['unit'].nunique():,} items, {data['rater'].nunique()} annotators, {len(data):,} answers ==")
+    print(f"== {name}: {data['unit'].nunique():,} items, {data['rater'].nunique()} annotators, "
+          f"{len(data):,} answers ==")
     mine, t_mine = ours(data)
     print(f"annotate  : {t_mine:8.3f} s for {mine['rounds']} EM rounds; priors "
           + ", ".join(f"{c}: {p:.6f}" for c, p in mine["priors"].items()))
