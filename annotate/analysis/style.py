@@ -54,7 +54,7 @@ def count_tokens(text: str) -> int:
     >>> count_tokens("Hello, world!")
     4
     """
-    return sum(1 for _ in _TOKEN.finditer(text))
+    return len(_TOKEN.findall(text))
 
 
 def count_features(text: str) -> tuple[int, int, int, int]:
