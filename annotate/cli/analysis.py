@@ -102,11 +102,16 @@ def _print_report(report: Any, fmt: str) -> None:
                    "Default: humans only; judges are compared with them apart.")
 @click.option("--mtbench-human", default="expert", show_default=True, metavar="COHORT[,COHORT]",
               help="The cohorts that are 'human' in the MT-Bench per-turn table (e.g. expert,author).")
+@click.option("--alt-epsilon", type=click.FloatRange(0.0, 1.0, max_open=True), default=None, metavar="EPS",
+              help="Epsilon of the alternative annotator test (LLM judges as annotators). Default: 0.2 for "
+                   "expert annotators, 0.15 skilled, 0.1 crowd (the paper's rule of thumb; the smallest present).")
 @domain_errors
 def report(session: str, fmt: str, output: Path | None, force: bool, n_boot: int, seed: int | None,
-           include_planted: bool, majority: str, pool_llm: bool, mtbench_human: str) -> None:
+           include_planted: bool, majority: str, pool_llm: bool, mtbench_human: str,
+           alt_epsilon: float | None) -> None:
     """A lead's report on a session: a summary, then agreement, LLM judges against humans, MT-Bench pairwise
-    agreement, biases, quality and ranking.
+    agreement, biases, quality, ranking and the style-controlled ranking, LLM judges as
+    annotators (alternative annotator test) and annotator competence (Dawid-Skene, along the queue).
 
     The summary says whether agreement is reliable, which annotators are flagged and why, which biases
     are significant, whether the ranking is stable and what was dropped. The headline figures are the
@@ -131,7 +136,8 @@ def report(session: str, fmt: str, output: Path | None, force: bool, n_boot: int
         check_output(output, protected, force=force)  # before the bootstrap runs, not after
     with open_store(spec) as store:
         built = build_report(spec, store, n_boot=n_boot, seed=seed, include_planted=include_planted,
-                             majority=majority, pool_llm=pool_llm, mtbench_human=_cohorts(mtbench_human))
+                             majority=majority, pool_llm=pool_llm, mtbench_human=_cohorts(mtbench_human),
+                             alt_epsilon=alt_epsilon)
     if output is None:
         _print_report(built, fmt)
         return

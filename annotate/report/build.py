@@ -66,16 +66,19 @@ def build_report(
     majority: str = "plurality",
     pool_llm: bool = False,
     mtbench_human: tuple[str, ...] = ("expert",),
+    alt_epsilon: float | None = None,
 ) -> Report:
     """The lead's report on a session: summary, agreement, LLM judges against humans, pairwise (MT-Bench)
-    agreement, biases, quality, ranking.
+    agreement, biases, quality, ranking, style-controlled ranking, LLM judges as annotators, annotator
+    competence.
 
     n_boot: bootstrap resamples (of items) for every interval (0: none); seed: their seed (default: the
     session's); include_planted: count judgments made under planted suggestions; max_rows: rows of
     per-rater tables shown in text / Markdown / HTML (the raters with most votes; JSON has all);
     majority: the rule that gives one verdict per item (`annotate.analysis.majority`); pool_llm: pool
     LLM judges with the human raters in the headline figures; mtbench_human: the cohorts that are
-    "human" in the MT-Bench per-turn table.
+    "human" in the MT-Bench per-turn table; alt_epsilon: epsilon of the alternative annotator test
+    (None: the paper's rule of thumb for the human cohorts present).
     """
     from annotate.analysis.majority import MAJORITY_RULES
 
@@ -119,12 +122,19 @@ def build_report(
     )
     from annotate.report.sections.agreement import agreement_section
     from annotate.report.sections.bias import bias_section
+    from annotate.report.sections.competence import competence_section
+    from annotate.report.sections.judge_trust import judge_trust_section
     from annotate.report.sections.judges import judges_section
     from annotate.report.sections.pairwise import pairwise_section
     from annotate.report.sections.quality import quality_section
     from annotate.report.sections.ranking import ranking_section
+    from annotate.report.sections.style_control import style_control_section
 
-    builders = (agreement_section, judges_section, pairwise_section, bias_section, quality_section, ranking_section)
+    def judge_trust(context: Context, source: Store) -> tuple[Section, dict[str, Any]]:
+        return judge_trust_section(context, source, epsilon=alt_epsilon)
+
+    builders = (agreement_section, judges_section, judge_trust, pairwise_section, bias_section, quality_section,
+                competence_section, ranking_section, style_control_section)
     sections, data = [], {}
     for builder in builders:
         section, payload = builder(ctx, store)
