@@ -133,8 +133,8 @@ def build_report(
     def judge_trust(context: Context, source: Store) -> tuple[Section, dict[str, Any]]:
         return judge_trust_section(context, source, epsilon=alt_epsilon)
 
-    builders = (agreement_section, judges_section, judge_trust, pairwise_section, bias_section, quality_section,
-                competence_section, ranking_section, style_control_section)
+    builders = (agreement_section, judges_section, pairwise_section, bias_section, quality_section, ranking_section,
+                style_control_section, judge_trust, competence_section)
     sections, data = [], {}
     for builder in builders:
         section, payload = builder(ctx, store)

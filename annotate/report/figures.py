@@ -10,7 +10,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["ci_text", "number_text", "share_text", "signed"]
+from annotate.report.model import Column
+
+__all__ = ["ci_text", "figure_column", "number_text", "share_text", "signed"]
+
+
+def figure_column(name: str) -> Column:
+    """A column of such figures (kind ``figure``: shown as written, never escaped as untrusted text)."""
+    return Column(name, "figure")
 
 
 def _finite(value: Any) -> bool:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from annotate.report.context import ALL, Context, label_text, more_raters
 from annotate.report.figures import ci_text, number_text, share_text
+from annotate.report.figures import figure_column as _fig
 from annotate.report.model import Column, Section, Table
 from annotate.text import plural
 
@@ -70,7 +71,7 @@ def _dawid_skene_tables(ctx: Context, humans: pd.DataFrame, payload: dict[str, A
         notes.append(more_raters(len(annotators) - ctx.max_rows))
     tables = [Table(f"{KEY}_dawid_skene", "Dawid-Skene: estimated accuracy per annotator (lowest first)",
                     (Column("annotator"), Column("answers", "int"), Column("items", "int"),
-                     Column("estimated accuracy"), Column("flagged")), rows, tuple(notes))]
+                     _fig("estimated accuracy"), _fig("flagged")), rows, tuple(notes))]
     majority = dict(zip(fit.units, fit.majority, strict=True))
     differ = [(str(u), label_text(d), label_text(majority[u])) for u, d in zip(fit.units, fit.labels, strict=True)
               if majority[u] is not None and majority[u] != d]
@@ -120,8 +121,8 @@ def competence_section(ctx: Context, store: Store) -> tuple[Section, dict[str, A
             over_notes.append(more_raters(len(raters) - ctx.max_rows))
         tables.append(Table(f"{KEY}_over_time", "Competence over the queue",
                             (Column("annotator"), Column("positions"), Column("answers", "int"),
-                             Column("gold accuracy"), Column("attention failures"), Column("fast answers"),
-                             Column("agreement with the rest")), rows, tuple(over_notes)))
+                             _fig("gold accuracy"), _fig("attention failures"), _fig("fast answers"),
+                             _fig("agreement with the rest")), rows, tuple(over_notes)))
     else:
         notes.append("Competence over the queue: not enough data (n = 0 judgments: no judgment made in this "
                      "session; imported labels have no queue).")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from annotate.report.context import Context
 from annotate.report.figures import ci_text, number_text, share_text
+from annotate.report.figures import figure_column as _fig
 from annotate.report.model import Column, Section, Table
 from annotate.text import plural
 
@@ -124,9 +125,9 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
             "grades as numbers")
     tables = [
         Table(f"{KEY}_alt_test", "Alternative annotator test: may the judge replace the human annotators?",
-              (Column("judge"), Column("scope"), Column("items used", "int"), Column("annotators tested"),
-               Column("epsilon", "num"), Column("winning rate"), Column("advantage probability"),
-               Column("result")),
+              (Column("judge"), Column("scope"), Column("items used", "int"), _fig("annotators tested"),
+               Column("epsilon", "num"), _fig("winning rate"), _fig("advantage probability"),
+               _fig("result")),
               tuple(alt_rows),
               (f"Calderon, Reichart & Dror (ACL 2025): each human annotator is left out in turn and the judge and that "
                f"annotator are scored against the remaining annotators on the items the left-out one answered "
@@ -139,7 +140,7 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
                f"an annotator is tested with at least {MIN_ITEMS} such items (the t-test's normality), the paper asks "
                "for at least three annotators tested. Unit: the item; human votes only, one per annotator and item.")),
         Table(f"{KEY}_majority", "Each judge against the human majority",
-              (Column("judge"), Column("items compared", "int"), Column("agreement"), Column("95 % CI"),
+              (Column("judge"), Column("items compared", "int"), _fig("agreement"), _fig("95 % CI"),
                Column("items without a majority", "int"), Column("items no human saw", "int")),
               tuple(majority_rows),
               ("Human majority: the most frequent label among the human votes on the item (plurality); items whose "
@@ -150,8 +151,8 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
     if trial_rows:
         tables.insert(1, Table(
             f"{KEY}_alt_annotators", "Alternative annotator test per left-out annotator (all items)",
-            (Column("judge"), Column("annotator"), Column("items", "int"), Column("rho judge"),
-             Column("rho annotator"), Column("p (one-sided)"), Column("judge wins")),
+            (Column("judge"), Column("annotator"), Column("items", "int"), _fig("rho judge"),
+             _fig("rho annotator"), _fig("p (one-sided)"), _fig("judge wins")),
             tuple(trial_rows[: ctx.max_rows * 5]),
             ("Tested annotators only. rho: share of the annotator's items where that side is at least as close to "
              "the other annotators (ties count for both); p before the correction; judge wins = rejected after it.",
@@ -173,7 +174,7 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
                 for p in drift.pairs]
         tables.append(Table(f"{KEY}_drift", "Drift between judge versions",
                             (Column("version"), Column("against"), Column("shared items", "int"),
-                             Column("same label"), Column("95 % CI"), Column("items that differ", "int")),
+                             _fig("same label"), _fig("95 % CI"), Column("items that differ", "int")),
                             tuple(rows),
                             ("Two versions on the items both labelled: the share with the same label, interval over "
                              "those items; each version against the human majority is in the table above "

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from annotate.report.context import Context
 from annotate.report.figures import ci_text, number_text, signed
+from annotate.report.figures import figure_column as _fig
 from annotate.report.model import Column, Section, Table
 from annotate.text import plural
 
@@ -27,10 +28,10 @@ FEATURE_NAMES = {"tokens": "length (tokens)", "headers": "markdown headers", "li
 _RANK_COLUMNS = (
     Column("model"), Column("plain rating", "num1"), Column("plain 95 % CI", "ci"), Column("plain rank", "int"),
     Column("controlled rating", "num1"), Column("controlled 95 % CI", "ci"), Column("controlled rank", "int"),
-    Column("rank change"), Column("battles", "int"),
+    _fig("rank change"), Column("battles", "int"),
 )
 _COEF_COLUMNS = (
-    Column("feature"), Column("coefficient (per sd)"), Column("95 % CI"), Column("per unit of the difference"),
+    Column("feature"), _fig("coefficient (per sd)"), _fig("95 % CI"), _fig("per unit of the difference"),
     Column("sd of the difference", "num"), Column("battles with it", "int"),
 )
 
