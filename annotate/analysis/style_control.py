@@ -16,8 +16,9 @@ a win for each side (as in the plain ranking, `annotate.analysis.ranking`).
 The features are scaled, not centred: the normalised difference changes sign when the slots are
 swapped, so the model has no intercept, and subtracting a mean would add one (an advantage of
 slot A of -sum_f beta_f mean_f).  Arena centres as well; with random slot assignment the mean is
-near 0 and the two agree.  A feature that never varies (no answer has a header) has no coefficient
-and is left out of the fit, with the reason stated.
+near 0 and the two agree.  A feature that never varies (no answer has a header), or that is a
+linear function of the features before it in every battle (bold spans always as many as list
+items), has no coefficient and is left out of the fit, with the reason stated.
 
 Fit: penalised maximum likelihood (ridge 1e-6 on every parameter, as the plain ranking, so a model
 that won every battle keeps a finite rating) by Newton's method, vectorised over bootstrap
@@ -323,6 +324,28 @@ def _positions(rating: np.ndarray, group: np.ndarray) -> np.ndarray:
     return 1 + higher.sum(axis=1)
 
 
+def _collinear(x: np.ndarray, varies: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """For each feature, -1 when it adds a direction of its own, else the index of the last earlier
+    kept feature it depends on: a column that is (up to 1e-8 of its length) a linear combination of
+    the earlier kept columns, weighted by votes, cannot be estimated apart from them."""
+    w = np.sqrt(weight)[:, None]
+    out = np.full(x.shape[1], -1, dtype=np.int64)
+    kept: list[int] = []
+    for j in range(x.shape[1]):
+        if not varies[j]:
+            continue
+        column = x[:, j] * w[:, 0]
+        if kept:
+            basis = x[:, kept] * w
+            coef, *_ = np.linalg.lstsq(basis, column, rcond=None)
+            residual = column - basis @ coef
+            if np.linalg.norm(residual) <= 1e-8 * np.linalg.norm(column):
+                out[j] = kept[int(np.argmax(np.abs(coef)))]
+                continue
+        kept.append(j)
+    return out
+
+
 def _block_rows(n_rows: int, width: int) -> int:
     return max(1, min(_CELLS // max(1, n_rows), _HESSIAN_CELLS // (width * width)))
 
@@ -344,7 +367,9 @@ def fit_style_control(
     sd = np.sqrt(((design.features - mean) ** 2 * per_battle[:, None]).sum(axis=0) / per_battle.sum())
     with_feature = ((design.features != 0) * per_battle[:, None]).sum(axis=0)
     varies = sd > 1e-12
-    x = design.features[:, varies] / sd[varies]
+    same_as = _collinear(design.features / np.where(varies, sd, 1.0), varies, per_battle)
+    kept = varies & (same_as < 0)
+    x = design.features[:, kept] / sd[kept]
     rows = sorted_rows(k, design.model_a, design.model_b, x, design.votes)
     pairs = by_pair(rows)
     f = rows.n_features
@@ -391,14 +416,18 @@ def fit_style_control(
         no_interval = not_enough(n_items, "items", "one item: nothing to resample")
     coefficients, j = [], 0
     for i, name in enumerate(names):
-        if varies[i]:
+        if kept[i]:
             coefficients.append(StyleCoefficient(name, float(beta_c[0, j]), float(bounds_b[j, 0]),
                                                  float(bounds_b[j, 1]), float(sd[i]), round(float(with_feature[i])),
                                                  no_interval))
             j += 1
         else:
-            why = "no variation: " + ("no answer has it" if with_feature[i] == 0 else
-                                      "the same difference in every battle")
+            if varies[i]:
+                why = (f"moves with {names[int(same_as[i])]} in every battle (a linear function of the features "
+                       "before it), so their effects cannot be told apart; the coefficients of those carry both")
+            else:
+                why = "no variation: " + ("no answer has it" if with_feature[i] == 0 else
+                                          "the same difference in every battle")
             coefficients.append(StyleCoefficient(name, math.nan, math.nan, math.nan, float(sd[i]),
                                                  round(float(with_feature[i])), not_enough(n_battles, "battles", why)))
     notes = []

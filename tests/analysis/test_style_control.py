@@ -206,3 +206,22 @@ def test_disconnected_models_are_noted() -> None:
     result = fit_style_control(design, n_boot=0)
     assert {r.component for r in result.rows} == {1, 2}
     assert any("NOT ONE SCALE" in n for n in result.notes)
+
+
+def test_features_that_move_together_are_not_split() -> None:
+    """Bold spans always equal list items here: only the first is fitted, the other says why."""
+    rng = np.random.default_rng(9)
+    models, arrays, votes = random_battles(rng, 4, 400, gamma=2.0)
+    lists_a, lists_b = rng.integers(0, 4, 400), rng.integers(0, 4, 400)
+    arrays["counts_a"][:, 2] = arrays["counts_a"][:, 3] = lists_a
+    arrays["counts_b"][:, 2] = arrays["counts_b"][:, 3] = lists_b
+    design = style_design_from_arrays(models, arrays["a"], arrays["b"], arrays["counts_a"], arrays["counts_b"], votes)
+    result = fit_style_control(design, n_boot=0)
+    lists, bold = result.coefficients[2], result.coefficients[3]
+    assert lists.reason is None and math.isfinite(lists.estimate)
+    assert bold.reason.startswith("not enough data (n = 400 battles: moves with list_items in every battle")
+    assert math.isnan(bold.estimate)
+    reduced = fit_style_control(style_design_from_arrays(models, arrays["a"], arrays["b"], arrays["counts_a"][:, :3],
+                                                         arrays["counts_b"][:, :3], votes,
+                                                         ("tokens", "headers", "list_items")), n_boot=0)
+    assert lists.estimate == pytest.approx(reduced.coefficients[2].estimate)
