@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 KEY, TITLE = "judge_trust", "LLM judges as annotators"
 _TIES = {"both_bad": "tie", "tie_inconsistent": "tie"}
+_LISTED = 10
+"""Annotators named per judge in the note on who was not tested (the JSON lists all)."""
 
 
 def _labels(ctx: Context, frame: pd.DataFrame) -> pd.DataFrame:
@@ -88,6 +90,7 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
     category = items_frame(store).set_index("item")["category"]
     alt_rows, trial_rows, majority_rows = [], [], []
     untested_notes: list[str] = []
+    small_notes: list[str] = []
     for name, labels in judges.items():
         overall = alt_test(humans, labels, epsilon=eps, scoring=scoring)
         per_category = []
@@ -101,17 +104,27 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
                                number_text(trial.p_value, "undefined: every item scored alike and the mean is "
                                                           "epsilon", 4), "yes" if trial.rejected else "no"))
         if untested:
+            listed = untested[:_LISTED]
             untested_notes.append(
-                f"{name}: not tested, fewer than {MIN_ITEMS} items shared with the judge and another annotator: "
-                + ", ".join(f"{t.rater} (n = {t.n_items})" for t in untested[: ctx.max_rows])
-                + (f" and {len(untested) - ctx.max_rows} more" if len(untested) > ctx.max_rows else "") + ".")
+                f"{name}: {plural(len(untested), 'annotator')} not tested, fewer than {MIN_ITEMS} items shared with "
+                "the judge and another annotator: " + ", ".join(f"{t.rater} (n = {t.n_items})" for t in listed)
+                + (f" and {len(untested) - len(listed)} more (in the JSON report)" if len(untested) > len(listed)
+                   else "") + ".")
+        small = 0
         for cat in sorted(category.dropna().unique()):
             units = set(category.index[category == cat])
-            result = alt_test(humans.loc[humans["unit"].isin(units)], labels.loc[labels["unit"].isin(units)],
-                              epsilon=eps, scoring=scoring)
+            mine = labels.loc[labels["unit"].isin(units)]
+            if mine["unit"].nunique() < MIN_ITEMS:  # no annotator can be tested: not worth a row per category
+                small += 1
+                continue
+            result = alt_test(humans.loc[humans["unit"].isin(units)], mine, epsilon=eps, scoring=scoring)
             alt_rows.append(_alt_rows(name, f"category {cat}", result))
             per_category.append({"category": cat, **result.to_json()})
-        payload["alt_test"].append({"judge": name, **overall.to_json(), "per_category": per_category})
+        if small:
+            small_notes.append(f"{name}: {plural(small, 'category', 'categories')} with fewer than {MIN_ITEMS} items "
+                               "labelled by the judge not tested on their own (no annotator could be).")
+        payload["alt_test"].append({"judge": name, **overall.to_json(), "per_category": per_category,
+                                    "n_categories_too_small": small})
         agree = agreement_with_majority(name, labels, humans, n_boot=ctx.n_boot, seed=ctx.seed)
         a = agree.agreement
         no_ci = "no interval: --bootstrap 0" if ctx.n_boot == 0 else agree.reason
@@ -138,7 +151,8 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
                "others as the left-out annotator (to compare judges).",
                f"epsilon = {eps:g}: {rule}. Items used: items with the judge's label and at least two human labels; "
                f"an annotator is tested with at least {MIN_ITEMS} such items (the t-test's normality), the paper asks "
-               "for at least three annotators tested. Unit: the item; human votes only, one per annotator and item.")),
+               "for at least three annotators tested. Unit: the item; human votes only, one per annotator and item.",
+               *small_notes)),
         Table(f"{KEY}_majority", "Each judge against the human majority",
               (Column("judge"), Column("items compared", "int"), _fig("agreement"), _fig("95 % CI"),
                Column("items without a majority", "int"), Column("items no human saw", "int")),
