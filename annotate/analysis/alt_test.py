@@ -250,7 +250,7 @@ def alt_test(
     for rater, mine in h.groupby("rater", sort=True):
         n = len(mine)
         if n < min_items:
-            why = f"fewer than {min_items} items shared with the judge and another annotator (the t-test needs them)"
+            why = f"fewer than {min_items} items to test"
             trials.append(AnnotatorTrial(rater, n, math.nan, math.nan, math.nan, math.nan, None,
                                          not_enough(n, "items", why)))
             continue
@@ -264,8 +264,7 @@ def alt_test(
     tested = [t for t in trials if t.rejected is not None]
     notes = []
     if not tested:
-        why = (f"no human annotator shares {min_items} items with the judge and another annotator" if trials
-               else "no item has the judge's label and two human labels")
+        why = f"no annotator has {min_items} items to test" if trials else "no item to compare"
         reason = not_enough(n_items, "items", why)
         return AltTest(tuple(trials), epsilon, alpha, scoring, min_items, math.nan, None, math.nan, n_items, 0,
                        reason)

@@ -145,8 +145,8 @@ def competence_over_time(
     rest = pd.Series(np.nan, index=v.index)
     rest.loc[main.index] = rest_agreement_per_vote(main)
     v["_rest"] = rest
-    whys = {"gold": "no answer on a gold item", "attention_failures": "no attention check",
-            "fast": "no answer with a time", "rest": "no item answered by another annotator too"}
+    whys = {"gold": "no gold item", "attention_failures": "no attention check",
+            "fast": "no answer with a time", "rest": "no one else on its items"}
     columns = {"gold": "_gold", "attention_failures": "_fail", "fast": "_fast", "rest": "_rest"}
     cells = []
     for b, in_block in v.groupby("_block", sort=True):

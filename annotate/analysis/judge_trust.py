@@ -13,8 +13,9 @@ change of settings shows up as two versions (`suggestion_versions`).
 * `judge_drift`: for every two versions, how often they gave the same label on the items both
   labelled (item bootstrap), and each version's agreement with the human majority.
 
-The human majority is the plurality label per item among the human votes; an item whose top count
-is shared has none (`human_majority`).
+The human majority is one verdict per item from the human votes (`human_majority`): the plurality
+label (an item whose top count is shared has none), or for pairwise labels A / B / tie the sign of
+the mean score (`annotate.analysis.majority`, rule ``mean``).
 """
 
 from __future__ import annotations
@@ -43,11 +44,28 @@ __all__ = [
 ]
 
 
-def human_majority(humans: pd.DataFrame) -> tuple[pd.Series, int]:
-    """Plurality label per unit (humans: columns unit, label) and how many units had a shared top count."""
+def human_majority(humans: pd.DataFrame, rule: str = "plurality") -> tuple[pd.Series, int]:
+    """The majority label per unit (humans: columns unit, label) and how many units had none.
+
+    rule ``plurality``: the most frequent label, none where the top count is shared; ``mean``
+    (labels A, B, tie only): the sign of the mean score A = +1, B = -1, tie = 0 (`verdicts`).
+    """
     v = humans.loc[humans["label"].notna()]
     if v.empty:
         return pd.Series(dtype=object), 0
+    if rule != "plurality":
+        from annotate.analysis.majority import verdicts
+
+        classes = ["A", "B", "tie"]
+        outside = set(v["label"]) - set(classes)
+        if outside:
+            raise ValueError(f"the {rule} rule takes the labels A, B and tie, not {sorted(map(str, outside))[:3]}")
+        counts = v.groupby(["unit", "label"], sort=False).size().unstack("label", fill_value=0)
+        counts = counts.reindex(columns=classes, fill_value=0)
+        verdict = verdicts(counts.to_numpy(), rule)
+        keep = verdict >= 0
+        return (pd.Series(np.asarray(classes, dtype=object)[verdict[keep]], index=counts.index[keep], dtype=object),
+                int((~keep).sum()))
     counts = v.groupby(["unit", "label"], sort=False).size().unstack("label", fill_value=0)
     values = counts.to_numpy()
     top = values.max(axis=1)
@@ -90,11 +108,12 @@ class JudgeAgreement:
 
 def agreement_with_majority(
     judge: str, labels: pd.DataFrame, humans: pd.DataFrame, *, n_boot: int = DEFAULT_N_BOOT, seed: int | None = 0,
+    rule: str = "plurality",
 ) -> JudgeAgreement:
-    """The judge's labels (columns unit, label; one per unit, the first kept) against the plurality of
-    the human votes (columns unit, label)."""
+    """The judge's labels (columns unit, label; one per unit, the first kept) against the majority of
+    the human votes (columns unit, label) by ``rule`` (`human_majority`)."""
     mine = labels.loc[labels["label"].notna()].drop_duplicates("unit").set_index("unit")["label"]
-    majority, _ = human_majority(humans)
+    majority, _ = human_majority(humans, rule)
     voted = set(humans.loc[humans["label"].notna(), "unit"])
     compared = mine.index[mine.index.isin(majority.index)]
     no_humans = int((~mine.index.isin(list(voted))).sum())
@@ -103,7 +122,7 @@ def agreement_with_majority(
     estimate = _share(hit, n_boot, seed)
     reason = None
     if not len(compared):
-        why = "no item has both the judge's label and a human majority"
+        why = "no item with a human majority"
         reason = not_enough(0, "items", why)
     return JudgeAgreement(judge, estimate, len(mine), no_majority, no_humans, reason)
 
@@ -146,7 +165,7 @@ class JudgeDrift:
 
 def judge_drift(
     labels: pd.DataFrame, humans: pd.DataFrame, versions: Iterable[dict[str, Any]] = (), *,
-    n_boot: int = DEFAULT_N_BOOT, seed: int | None = 0,
+    n_boot: int = DEFAULT_N_BOOT, seed: int | None = 0, rule: str = "plurality",
 ) -> JudgeDrift:
     """Drift between the versions in ``labels`` (columns version, unit, label).
 
@@ -166,11 +185,11 @@ def judge_drift(
         a, b = by_version[first], by_version[second]
         shared = a.index[a.index.isin(b.index)]
         same = a.loc[shared].astype(str).to_numpy() == b.loc[shared].astype(str).to_numpy()
-        reason = None if len(shared) else not_enough(0, "items", "the two versions share no item")
+        reason = None if len(shared) else not_enough(0, "items", "no shared item")
         pairs.append(VersionPair(first, second, _share(same, n_boot, seed), int((~same).sum()), reason))
     with_humans = tuple(
         agreement_with_majority(name, by_version[name].rename_axis("unit").reset_index(), humans, n_boot=n_boot,
-                                seed=seed)
+                                seed=seed, rule=rule)
         for name in names)
     return JudgeDrift(tuple(described), tuple(pairs), with_humans)
 

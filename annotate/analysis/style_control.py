@@ -357,8 +357,7 @@ def fit_style_control(
     names = design.feature_names
     k, n_items, n_battles = len(design.models), design.n_items, design.n_battles
     if k < 2 or n_items == 0:
-        why = "fewer than two models with a battle on an item with both answers" if n_items else \
-            "no battle on an item whose two answers are stored"
+        why = "fewer than two models" if n_items else "no battle with both answers stored"
         reason = not_enough(n_items, "items", why)
         coefficients = tuple(StyleCoefficient(f, math.nan, math.nan, math.nan, math.nan, 0, reason) for f in names)
         return StyleControl((), coefficients, n_items, n_battles, n_boot, seed, reason)
@@ -413,7 +412,7 @@ def fit_style_control(
     )
     no_interval = None
     if n_boot > 0 and n_items < MIN_UNITS_FOR_INTERVAL:
-        no_interval = not_enough(n_items, "items", "one item: nothing to resample")
+        no_interval = not_enough(n_items, "items", "nothing to resample")
     coefficients, j = [], 0
     for i, name in enumerate(names):
         if kept[i]:
@@ -423,11 +422,9 @@ def fit_style_control(
             j += 1
         else:
             if varies[i]:
-                why = (f"moves with {names[int(same_as[i])]} in every battle (a linear function of the features "
-                       "before it), so their effects cannot be told apart; the coefficients of those carry both")
+                why = f"moves with {names[int(same_as[i])]}"
             else:
-                why = "no variation: " + ("no answer has it" if with_feature[i] == 0 else
-                                          "the same difference in every battle")
+                why = "no answer has it" if with_feature[i] == 0 else "the same in every battle"
             coefficients.append(StyleCoefficient(name, math.nan, math.nan, math.nan, float(sd[i]),
                                                  round(float(with_feature[i])), not_enough(n_battles, "battles", why)))
     notes = []

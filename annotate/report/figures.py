@@ -1,50 +1,42 @@
-"""Figures as text for cells that may be undefined: a number, or why there is none.
-
-The report's numeric columns show a dash for a missing number; the newer sections (style control,
-LLM judges as annotators, annotator competence) put the reason in the cell instead:
-``not enough data (n = 12 items: why)``, so no text output shows NaN or a bare dash.
-"""
+"""Cells for the figures of the style-control, judge and competence sections: a number, or the
+`NotEnough` the analysis gave as its reason (`annotate.analysis.reasons.Reason`)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from annotate.report.model import Column
+from annotate.report.model import NotEnough
 
-__all__ = ["ci_text", "figure_column", "number_text", "share_text", "signed"]
-
-
-def figure_column(name: str) -> Column:
-    """A column of such figures (kind ``figure``: shown as written, never escaped as untrusted text)."""
-    return Column(name, "figure")
+__all__ = ["interval", "reason_cell", "signed", "value"]
 
 
-def _finite(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+def _finite(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def number_text(value: Any, reason: str | None, digits: int = 3) -> str:
-    """``0.812`` or the reason (``not enough data ...``); a reason is required when value is undefined."""
-    if _finite(value):
-        return f"{value:.{digits}f}"
-    return reason or "not enough data"
+def reason_cell(reason: Any) -> NotEnough | None:
+    """The `NotEnough` of an analysis reason (None when there is none)."""
+    if reason is None:
+        return None
+    if isinstance(reason, NotEnough):
+        return reason
+    n, unit, why = getattr(reason, "n", 0), getattr(reason, "unit", "items"), getattr(reason, "why", str(reason))
+    return NotEnough(int(n), unit, why)
 
 
-def share_text(value: Any, reason: str | None) -> str:
-    """A share as a percentage with one decimal, or the reason."""
-    if _finite(value):
-        return f"{100 * value:.1f} %"
-    return reason or "not enough data"
+def value(x: Any, reason: Any) -> float | NotEnough | None:
+    """The number, or why there is none (None, a dash, only when the analysis gave no reason)."""
+    if _finite(x):
+        return float(x)
+    return reason_cell(reason)
 
 
-def ci_text(low: Any, high: Any, reason: str | None, digits: int = 3, percent: bool = False) -> str:
-    """``[0.612, 0.803]`` (or ``[61.2, 80.3] %``), or the reason there is no interval."""
+def interval(low: Any, high: Any, reason: Any = None) -> tuple[float, float] | NotEnough | None:
+    """The ``(low, high)`` pair; else the reason; else None (no resamples asked for: the note says so)."""
     if _finite(low) and _finite(high):
-        if percent:
-            return f"[{100 * low:.1f}, {100 * high:.1f}] %"
-        return f"[{low:.{digits}f}, {high:.{digits}f}]"
-    return reason or "no interval"
+        return (float(low), float(high))
+    return reason_cell(reason)
 
 
 def signed(change: int) -> str:

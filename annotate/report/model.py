@@ -14,9 +14,7 @@ Cells are plain values; each column's ``kind`` says how to show them:
 * ``ci``: a ``(low, high)`` pair shown as ``[0.612, 0.803]``;
 * ``pctci``: a ``(low, high)`` pair of shares shown in the unit of a ``pct`` estimate: ``[39.2, 62.2] %``;
 * ``p``: a p-value (``< 0.001`` below that);
-* ``ms``: milliseconds shown as seconds with 1 decimal;
-* ``figure``: our own text for a figure that may be undefined (`annotate.report.figures`): a
-  number already formatted, or ``not enough data (n = ...: why)``; shown as it is, never escaped.
+* ``ms``: milliseconds shown as seconds with 1 decimal.
 
 Any cell may instead hold a `NotEnough`: a statistic the data cannot support, shown in every format
 as ``not enough data (n = 1 rater: agreement needs two raters)``, never as NaN.
@@ -31,7 +29,7 @@ from typing import Any
 
 __all__ = ["NUMERIC_KINDS", "Chart", "Column", "NotEnough", "Report", "Section", "Table", "format_cell"]
 
-KINDS = ("text", "int", "num", "num1", "pct", "ci", "pctci", "p", "ms", "figure")
+KINDS = ("text", "int", "num", "num1", "pct", "ci", "pctci", "p", "ms")
 NUMERIC_KINDS = frozenset(KINDS) - {"text"}
 """Kinds whose cells are our own numbers (never untrusted text, never cut or escaped)."""
 
@@ -151,7 +149,7 @@ def format_cell(value: Any, kind: str) -> str:
         return str(value)
     if value is None:
         return "–"
-    if kind in ("text", "figure"):
+    if kind == "text":
         return str(value)
     if kind in ("ci", "pctci"):
         if not isinstance(value, Sequence) or len(value) != 2 or not all(_finite(v) for v in value):

@@ -31,7 +31,7 @@ def test_blocks_counted_by_hand() -> None:
     assert (x1.attention_failures.k, x1.attention_failures.n) == (1, 1)  # a1: answered A, expected B
     assert (x1.fast.k, x1.fast.n) == (1, 3)  # 1000 ms; a1 has no active time, its submit time 9000 counts
     assert x1.rest.share == 1.0 and x1.rest.n == 1  # g1: y answered A too
-    assert x2.gold.reason == "not enough data (n = 0 answers: no answer on a gold item)"
+    assert x2.gold.reason == "not enough data (n = 0 answers: no gold item)"
     assert (x2.fast.k, x2.fast.n) == (1, 2)  # 2500 ms
     assert x2.rest.share == 0.0 and x2.rest.n == 1  # i1: y said B; i2 nobody else
     everyone = cells[None, 1]

@@ -37,7 +37,7 @@ def test_agreement_with_the_majority_by_hand_and_its_item_bootstrap() -> None:
     assert (result.agreement.ci_low, result.agreement.ci_high) == pytest.approx(tuple(np.quantile(resampled,
                                                                                                    [0.025, 0.975])))
     nothing = agreement_with_majority("judge", judge.iloc[4:], humans_frame(), n_boot=10)
-    assert nothing.reason == "not enough data (n = 0 items: no item has both the judge's label and a human majority)"
+    assert nothing.reason == "not enough data (n = 0 items: no item with a human majority)"
 
 
 def raw(model: str, temperature: float = 0.0) -> str:
@@ -84,3 +84,14 @@ def test_drift_between_versions_on_shared_items() -> None:
     assert second.agreement.estimate == 0.5 and second.n_no_majority == 1
     assert [v["version"] for v in drift.versions] == ["v1", "v2"]
     json.dumps(drift.to_json(), allow_nan=False)
+
+
+def test_the_mean_rule_gives_a_majority_where_plurality_has_none() -> None:
+    """Votes A, tie, tie: plurality says tie, the mean score (+1, 0, 0) says A; A, B: plurality none, mean tie."""
+    humans = pd.DataFrame({"unit": ["x", "x", "x", "y", "y"], "label": ["A", "tie", "tie", "A", "B"]})
+    plurality, tied = human_majority(humans)
+    assert plurality.to_dict() == {"x": "tie"} and tied == 1
+    mean, none = human_majority(humans, "mean")
+    assert mean.to_dict() == {"x": "A", "y": "tie"} and none == 0
+    with pytest.raises(ValueError, match="takes the labels A, B and tie"):
+        human_majority(pd.DataFrame({"unit": ["z"], "label": ["both_bad"]}), "mean")

@@ -129,7 +129,7 @@ def test_small_session_says_not_enough_data_never_nan(session) -> None:
     for fmt in ("text", "md", "html"):
         out = render(report, fmt)
         assert not re.search(r"\bnan\b", out, re.IGNORECASE), fmt
-        assert "not enough data (n = 6 items: no human annotator shares 30 items" in out
+        assert "not enough data (n = 6 items: no annotator has 30 items to test)" in out
         assert "fewer than 10 to judge" in out
     data = json.loads(render(report, "json"))
     assert data["judge_trust"]["alt_test"][0]["passed"] is None

@@ -1,8 +1,8 @@
 """Annotator competence: a Dawid-Skene estimate beside the majority, and each annotator along their queue.
 
 Built from `annotate.analysis.dawid_skene` (human votes, one per annotator and item, attention
-checks out) and `annotate.analysis.competence` (the session's own judgments, every purpose, by
-position in the annotator's queue); this module lays the results out.
+checks out) and `annotate.analysis.competence` (the session's own judgments of human annotators,
+every purpose, by position in the annotator's queue); this module lays the results out.
 """
 
 from __future__ import annotations
@@ -10,34 +10,34 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from annotate.report.context import ALL, Context, label_text, more_raters
-from annotate.report.figures import ci_text, number_text, share_text
-from annotate.report.figures import figure_column as _fig
+from annotate.report.figures import interval, reason_cell, value
 from annotate.report.model import Column, Section, Table
 from annotate.text import plural
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from annotate.analysis.competence import Measure
+    from annotate.analysis.competence import CompetenceCell
     from annotate.store import Store
 
 KEY, TITLE = "competence", "Annotator competence"
+MEASURES = (
+    ("gold", "Gold accuracy over the queue", "gold accuracy",
+     "answers on gold items (attention checks out) equal to the gold label"),
+    ("attention_failures", "Attention failures over the queue", "failed",
+     "attention checks not answered with the expected label"),
+    ("fast", "Fast answers over the queue", "fast",
+     "answers with an active time under {fast} s (idle gaps removed; the submit time where there is none)"),
+    ("rest", "Agreement with the rest over the queue", "agreement",
+     "per answer, the share of the other annotators' answers on the item with the same label, averaged (k is "
+     "that sum)"),
+)
 
 
 def _positions(store: Store) -> dict[int, int]:
     """Judgment id -> the 0-based position of its assignment in the annotator's queue."""
     return {judgment.id: assignment.position for assignment, judgment in store.current_votes()
             if judgment.id is not None}
-
-
-def _measure_text(m: Measure, n_boot: int) -> str:
-    if not m.n:
-        return m.reason or "not enough data (n = 0)"
-    parts = [share_text(m.share, None)]
-    if n_boot and ci_text(m.ci_low, m.ci_high, None) != "no interval":
-        parts.append(ci_text(m.ci_low, m.ci_high, None, percent=True))
-    count = f"{m.k:g}" if float(m.k).is_integer() else f"{m.k:.1f}"
-    return " ".join([*parts, f"({count} of {m.n})"])
 
 
 def _dawid_skene_tables(ctx: Context, humans: pd.DataFrame, payload: dict[str, Any]) -> list[Table]:
@@ -51,27 +51,28 @@ def _dawid_skene_tables(ctx: Context, humans: pd.DataFrame, payload: dict[str, A
     if fit.reason:
         return []
     annotators = sorted(fit.annotators, key=lambda a: (a.accuracy, str(a.rater)))
-    rows = tuple((str(a.rater), a.n_answers, a.n_items, number_text(a.accuracy, a.reason),
-                  ("FLAGGED" if a.flagged else "no") if a.flagged is not None else a.reason)
+    rows = tuple((str(a.rater), a.n_answers, a.n_items, a.accuracy,
+                  ("FLAGGED" if a.flagged else "no") if a.flagged is not None else reason_cell(a.reason))
                  for a in annotators[: ctx.max_rows])
     notes = [
         f"Dawid & Skene (1979) EM on {plural(fit.n_units, 'item')} and {plural(len(fit.annotators), 'annotator')} "
         f"(human votes, one per annotator and item, attention checks out; classes "
         f"{', '.join(label_text(c) for c in fit.classes)}): a confusion matrix per annotator and a posterior label "
-        f"per item, started from the vote shares; {fit.n_iter} EM rounds"
+        f"per item, started from the vote shares; {plural(fit.n_iter, 'EM round')}"
         + ("" if fit.converged else " (the log-likelihood had not settled)") + ". Estimated accuracy: the expected "
         "share of the annotator's answers equal to the item's true class under the model. Point estimates: no "
         "interval (the EM is not refitted per resample).",
         f"Rule: {flag_rule(fit.margin, fit.min_answers)}; the commonest class's rate here is "
         f"{max(fit.priors):.3f}.",
-        f"Model label vs majority: {fit.n_differ} of {plural(fit.n_with_majority, 'item')} with a plurality majority "
-        f"differ; {fit.n_units - fit.n_with_majority} items have a shared top count and no majority.",
+        f"Model label against the plurality majority: {fit.n_differ} of {plural(fit.n_with_majority, 'item')} "
+        f"with a majority differ; {plural(fit.n_units - fit.n_with_majority, 'item')} with a shared top count have "
+        "no majority.",
     ]
     if len(annotators) > ctx.max_rows:
         notes.append(more_raters(len(annotators) - ctx.max_rows))
     tables = [Table(f"{KEY}_dawid_skene", "Dawid-Skene: estimated accuracy per annotator (lowest first)",
                     (Column("annotator"), Column("answers", "int"), Column("items", "int"),
-                     _fig("estimated accuracy"), _fig("flagged")), rows, tuple(notes))]
+                     Column("estimated accuracy", "num"), Column("flagged")), rows, tuple(notes))]
     majority = dict(zip(fit.units, fit.majority, strict=True))
     differ = [(str(u), label_text(d), label_text(majority[u])) for u, d in zip(fit.units, fit.labels, strict=True)
               if majority[u] is not None and majority[u] != d]
@@ -83,46 +84,56 @@ def _dawid_skene_tables(ctx: Context, humans: pd.DataFrame, payload: dict[str, A
     return tables
 
 
+def _over_time_tables(ctx: Context, cells: tuple[CompetenceCell, ...], block: int, fast_ms: int) -> list[Table]:
+    from annotate.report.cells import NO_RESAMPLE
+    from annotate.report.model import NotEnough
+
+    raters = sorted({c.rater for c in cells if c.rater is not None}, key=str)
+    shown = set(raters[: ctx.max_rows])
+    ordered = [c for c in sorted(cells, key=lambda c: (c.rater is not None, str(c.rater), c.block))
+               if c.rater is None or c.rater in shown]
+    tables = []
+    for key, title, what, rule in MEASURES:
+        rows = []
+        for c in ordered:
+            m = getattr(c, key)
+            one = NotEnough(m.n_items, "items", NO_RESAMPLE) if ctx.n_boot and m.n and m.n_items < 2 else None
+            rows.append((ALL if c.rater is None else str(c.rater), f"{c.first}-{c.last}", value(m.share, m.reason),
+                         interval(m.ci_low, m.ci_high, m.reason or one), round(m.k, 1), m.n))
+        notes = [
+            f"{what.capitalize()}: {rule.format(fast=f'{fast_ms / 1000:g}')}. Per annotator and block of {block} "
+            "positions in their queue (the session's own judgments of human annotators, every purpose); "
+            f"{ALL}: every annotator's answers at those positions.",
+            ctx.ci_note,
+        ]
+        if len(raters) > ctx.max_rows:
+            notes.append(more_raters(len(raters) - ctx.max_rows))
+        tables.append(Table(f"{KEY}_{key}_over_time", title,
+                            (Column("annotator"), Column("positions"), Column(what, "pct"),
+                             Column("95 % CI", "pctci"), Column("k", "num1"), Column("n", "int")),
+                            tuple(rows), tuple(notes)))
+    return tables
+
+
 def competence_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
     from annotate.analysis.competence import BLOCK, competence_over_time
     from annotate.analysis.quality import FAST_MS
+    from annotate.report.context import LLM_COHORTS
 
     payload: dict[str, Any] = {"dawid_skene": None, "over_time": {"block": BLOCK, "fast_ms": FAST_MS, "cells": []}}
     if ctx.spec.kind == "rubric":
         return Section(KEY, TITLE, notes=("Rubric sessions: competence is not estimated per criterion yet.",)), payload
-    humans = ctx.unique.loc[ctx.unique["cohort"] != "llm"]
+    humans = ctx.humans
     tables = _dawid_skene_tables(ctx, humans, payload) if not humans.empty else []
     notes: list[str] = []
-    if payload["dawid_skene"] is None or payload["dawid_skene"].get("reason"):
+    if not tables:
         notes.append("Dawid-Skene: not enough data (n = 0 items: no human vote).")
-    judged = ctx.votes.loc[(ctx.votes["source"] == "judgment") & (ctx.votes["cohort"] != "llm")]
-    positions = _positions(store)
-    judged = judged.assign(position=judged["judgment_id"].map(positions))
+    judged = ctx.votes.loc[(ctx.votes["source"] == "judgment") & ~ctx.votes["cohort"].isin(LLM_COHORTS)]
+    judged = judged.assign(position=judged["judgment_id"].map(_positions(store)))
     cells = competence_over_time(judged, block=BLOCK, fast_ms=FAST_MS, n_boot=ctx.n_boot, seed=ctx.seed)
     payload["over_time"]["cells"] = [c.to_json() for c in cells]
     if cells:
-        raters = sorted({c.rater for c in cells if c.rater is not None}, key=str)
-        shown = set(raters[: ctx.max_rows])
-        rows = tuple((ALL if c.rater is None else str(c.rater), f"{c.first}-{c.last}", c.n_answers,
-                      _measure_text(c.gold, ctx.n_boot), _measure_text(c.attention_failures, ctx.n_boot),
-                      _measure_text(c.fast, ctx.n_boot), _measure_text(c.rest, ctx.n_boot))
-                     for c in sorted(cells, key=lambda c: (c.rater is not None, str(c.rater), c.block))
-                     if c.rater is None or c.rater in shown)
-        over_notes = [
-            f"Per annotator and block of {BLOCK} queue positions (the assignment's place in their queue; the "
-            "session's own judgments, every purpose). Gold accuracy: answers on gold items (attention checks out) "
-            "equal to the gold label. Attention failures: attention checks not answered as expected. Fast: active "
-            f"time under {FAST_MS / 1000:g} s (submit time where none). Agreement with the rest: per answer, the "
-            "share of the other annotators' answers on the item with the same label, averaged.",
-            f"Each cell: share [95 % interval, items resampled, {ctx.n_boot} resamples] (k of n answers)."
-            if ctx.n_boot else "Each cell: share (k of n answers); no intervals (--bootstrap 0).",
-        ]
-        if len(raters) > ctx.max_rows:
-            over_notes.append(more_raters(len(raters) - ctx.max_rows))
-        tables.append(Table(f"{KEY}_over_time", "Competence over the queue",
-                            (Column("annotator"), Column("positions"), Column("answers", "int"),
-                             _fig("gold accuracy"), _fig("attention failures"), _fig("fast answers"),
-                             _fig("agreement with the rest")), rows, tuple(over_notes)))
+        tables += _over_time_tables(ctx, cells, BLOCK, FAST_MS)
     else:
         notes.append("Competence over the queue: not enough data (n = 0 judgments: no judgment made in this "
                      "session; imported labels have no queue).")

@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from annotate.report.context import Context
-from annotate.report.figures import ci_text, number_text, share_text
-from annotate.report.figures import figure_column as _fig
-from annotate.report.model import Column, Section, Table
+from annotate.report.figures import interval, reason_cell, value
+from annotate.report.model import Column, NotEnough, Section, Table
 from annotate.text import plural
 
 if TYPE_CHECKING:
@@ -43,8 +42,7 @@ def _judges(ctx: Context, store: Store) -> tuple[dict[str, pd.DataFrame], pd.Dat
     from annotate.analysis.judge_trust import suggestion_versions
 
     judges: dict[str, pd.DataFrame] = {}
-    llm = ctx.unique.loc[ctx.unique["cohort"] == "llm"]
-    for rater, part in llm.groupby("rater", sort=True):
+    for rater, part in ctx.judges.groupby("rater", sort=True):
         judges[f"{rater} (votes)"] = _labels(ctx, part.rename(columns={"item": "unit"})[["unit", "label"]])
     stored = [s for s in store.suggestions() if not s.planted]
     frame = pd.DataFrame([{"item": s.item_id, "source_model": s.source_model, "prompt_hash": s.prompt_hash,
@@ -57,17 +55,25 @@ def _judges(ctx: Context, store: Store) -> tuple[dict[str, pd.DataFrame], pd.Dat
     return judges, labels, versions
 
 
+def _no_resample(n_units: int, ctx: Context) -> NotEnough | None:
+    """Why an interval is missing although resamples were asked for (one item), else None."""
+    from annotate.report.cells import NO_RESAMPLE
+
+    return NotEnough(n_units, "items", NO_RESAMPLE) if ctx.n_boot and n_units < 2 else None
+
+
 def _alt_rows(name: str, scope: str, result: Any) -> tuple[Any, ...]:
-    verdict = ("passes" if result.passed else "fails") if result.passed is not None else result.reason
+    verdict = ("passes" if result.passed else "fails") if result.passed is not None else reason_cell(result.reason)
     tested = f"{result.n_tested} of {len(result.trials)}"
-    short = f"not enough data (n = {plural(result.n_items, 'item')}: see result)"
-    return (name, scope, result.n_items, tested, result.epsilon, number_text(result.winning_rate, short, 2),
-            number_text(result.advantage, short, 2), verdict)
+    short = NotEnough(result.n_items, "items", "no annotator tested")
+    return (name, scope, result.n_items, tested, result.epsilon, value(result.winning_rate, short),
+            value(result.advantage, short), verdict)
 
 
 def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None) -> tuple[Section, dict[str, Any]]:
     from annotate.analysis.alt_test import DEFAULT_ALPHA, MIN_ITEMS, alt_test, default_epsilon
     from annotate.analysis.judge_trust import agreement_with_majority, judge_drift
+    from annotate.analysis.majority import describe_rule
     from annotate.store.frames import items_frame
 
     payload: dict[str, Any] = {"epsilon": None, "epsilon_rule": None, "alt_test": [], "with_human_majority": [],
@@ -78,7 +84,7 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
     if not judges:
         return Section(KEY, TITLE, notes=("No LLM judge in this session (no votes of cohort llm, no suggestions): "
                                           "nothing to test.",)), payload
-    humans_votes = ctx.unique.loc[ctx.unique["cohort"] != "llm"]
+    humans_votes = ctx.humans
     humans = _labels(ctx, humans_votes.rename(columns={"item": "unit"})[["unit", "rater", "label"]])
     cohorts = sorted(humans_votes["cohort"].unique())
     eps = default_epsilon(cohorts) if epsilon is None else epsilon
@@ -87,6 +93,9 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
             "skilled 0.15, crowd 0.1, the smallest applies")
     payload["epsilon"], payload["epsilon_rule"] = eps, rule
     scoring = "accuracy" if ctx.pairwise else "neg_rmse"
+    rule_of = ctx.majority if ctx.pairwise else "plurality"
+    majority_text = (describe_rule(rule_of) if ctx.pairwise else
+                     "plurality: the most frequent grade; items where the top count is shared have none")
     category = items_frame(store).set_index("item")["category"]
     alt_rows, trial_rows, majority_rows = [], [], []
     untested_notes: list[str] = []
@@ -99,10 +108,9 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
         for trial in overall.trials:
             if trial.rejected is None:
                 continue
-            trial_rows.append((name, str(trial.rater), trial.n_items, number_text(trial.rho_judge, None, 2),
-                               number_text(trial.rho_human, None, 2),
-                               number_text(trial.p_value, "undefined: every item scored alike and the mean is "
-                                                          "epsilon", 4), "yes" if trial.rejected else "no"))
+            flat = NotEnough(trial.n_items, "items", "no spread at epsilon")
+            trial_rows.append((name, str(trial.rater), trial.n_items, trial.rho_judge, trial.rho_human,
+                               value(trial.p_value, flat), "yes" if trial.rejected else "no"))
         if untested:
             listed = untested[:_LISTED]
             untested_notes.append(
@@ -125,12 +133,11 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
                                "labelled by the judge not tested on their own (no annotator could be).")
         payload["alt_test"].append({"judge": name, **overall.to_json(), "per_category": per_category,
                                     "n_categories_too_small": small})
-        agree = agreement_with_majority(name, labels, humans, n_boot=ctx.n_boot, seed=ctx.seed)
+        agree = agreement_with_majority(name, labels, humans, n_boot=ctx.n_boot, seed=ctx.seed, rule=rule_of)
         a = agree.agreement
-        no_ci = "no interval: --bootstrap 0" if ctx.n_boot == 0 else agree.reason
-        majority_rows.append((name, a.n_units, share_text(a.estimate, agree.reason),
-                              ci_text(a.ci_low, a.ci_high, no_ci, percent=True), agree.n_no_majority,
-                              agree.n_no_humans))
+        majority_rows.append((name, a.n_units, value(a.estimate, agree.reason),
+                              interval(a.ci_low, a.ci_high, agree.reason or _no_resample(a.n_units, ctx)),
+                              agree.n_no_majority, agree.n_no_humans))
         payload["with_human_majority"].append(agree.to_json())
     score_text = ("share of them giving the same label" if scoring == "accuracy" else
                   "minus the root mean squared difference from their grades")
@@ -138,9 +145,9 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
             "grades as numbers")
     tables = [
         Table(f"{KEY}_alt_test", "Alternative annotator test: may the judge replace the human annotators?",
-              (Column("judge"), Column("scope"), Column("items used", "int"), _fig("annotators tested"),
-               Column("epsilon", "num"), _fig("winning rate"), _fig("advantage probability"),
-               _fig("result")),
+              (Column("judge"), Column("scope"), Column("items used", "int"), Column("annotators tested"),
+               Column("epsilon", "num"), Column("winning rate", "num"), Column("advantage probability", "num"),
+               Column("result")),
               tuple(alt_rows),
               (f"Calderon, Reichart & Dror (ACL 2025): each human annotator is left out in turn and the judge and that "
                f"annotator are scored against the remaining annotators on the items the left-out one answered "
@@ -154,25 +161,26 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
                "for at least three annotators tested. Unit: the item; human votes only, one per annotator and item.",
                *small_notes)),
         Table(f"{KEY}_majority", "Each judge against the human majority",
-              (Column("judge"), Column("items compared", "int"), _fig("agreement"), _fig("95 % CI"),
+              (Column("judge"), Column("items compared", "int"), Column("agreement", "pct"), Column("95 % CI", "pctci"),
                Column("items without a majority", "int"), Column("items no human saw", "int")),
               tuple(majority_rows),
-              ("Human majority: the most frequent label among the human votes on the item (plurality); items whose "
-               "top count is shared have none and are counted apart. Agreement: share of compared items where the "
-               f"judge gave the majority's label. Interval: 95 % percentile bootstrap over items ({ctx.n_boot} "
-               f"resamples, seed {ctx.seed}).",)),
+              (f"Human majority: one verdict per item from the human votes, rule {majority_text}; items without one "
+               "are counted apart. Agreement: share of compared items where the judge gave the majority's label.",
+               ctx.ci_note)),
     ]
     if trial_rows:
         tables.insert(1, Table(
             f"{KEY}_alt_annotators", "Alternative annotator test per left-out annotator (all items)",
-            (Column("judge"), Column("annotator"), Column("items", "int"), _fig("rho judge"),
-             _fig("rho annotator"), _fig("p (one-sided)"), _fig("judge wins")),
+            (Column("judge"), Column("annotator"), Column("items", "int"), Column("rho judge", "num"),
+             Column("rho annotator", "num"), Column("p (one-sided)", "p"), Column("judge wins")),
             tuple(trial_rows[: ctx.max_rows * 5]),
             ("Tested annotators only. rho: share of the annotator's items where that side is at least as close to "
-             "the other annotators (ties count for both); p before the correction; judge wins = rejected after it.",
+             "the other annotators (ties count for both); p before the correction (no spread at epsilon: every "
+             "item scored alike and the mean difference is exactly epsilon, so the t-test is undefined); judge "
+             "wins = rejected after it.",
              *untested_notes)))
     if len(versions) > 1:
-        drift = judge_drift(version_labels, humans, versions, n_boot=ctx.n_boot, seed=ctx.seed)
+        drift = judge_drift(version_labels, humans, versions, n_boot=ctx.n_boot, seed=ctx.seed, rule=rule_of)
         payload["drift"] = drift.to_json()
         tables.append(Table(f"{KEY}_versions", "Judge versions among the suggestions",
                             (Column("version"), Column("model asked"), Column("prompt"), Column("model that answered"),
@@ -182,13 +190,13 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
                                    v["n_suggestions"]) for v in versions),
                             ("A version is one model asked with one prompt, split further when the model the server "
                              "reported or the request settings differ within it (stored with each suggestion).",)))
-        no_ci = "no interval: --bootstrap 0" if ctx.n_boot == 0 else None
-        rows = [(p.first, p.second, p.agreement.n_units, share_text(p.agreement.estimate, p.reason),
-                 ci_text(p.agreement.ci_low, p.agreement.ci_high, p.reason or no_ci, percent=True), p.n_differ)
-                for p in drift.pairs]
+        rows = [(p.first, p.second, p.agreement.n_units, value(p.agreement.estimate, p.reason),
+                 interval(p.agreement.ci_low, p.agreement.ci_high, p.reason or _no_resample(p.agreement.n_units, ctx)),
+                 p.n_differ) for p in drift.pairs]
         tables.append(Table(f"{KEY}_drift", "Drift between judge versions",
                             (Column("version"), Column("against"), Column("shared items", "int"),
-                             _fig("same label"), _fig("95 % CI"), Column("items that differ", "int")),
+                             Column("same label", "pct"), Column("95 % CI", "pctci"),
+                             Column("items that differ", "int")),
                             tuple(rows),
                             ("Two versions on the items both labelled: the share with the same label, interval over "
                              "those items; each version against the human majority is in the table above "

@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from annotate.report.context import Context
-from annotate.report.figures import ci_text, number_text, signed
-from annotate.report.figures import figure_column as _fig
+from annotate.report.figures import interval, signed, value
 from annotate.report.model import Column, Section, Table
 from annotate.text import plural
 
@@ -28,11 +27,12 @@ FEATURE_NAMES = {"tokens": "length (tokens)", "headers": "markdown headers", "li
 _RANK_COLUMNS = (
     Column("model"), Column("plain rating", "num1"), Column("plain 95 % CI", "ci"), Column("plain rank", "int"),
     Column("controlled rating", "num1"), Column("controlled 95 % CI", "ci"), Column("controlled rank", "int"),
-    _fig("rank change"), Column("battles", "int"),
+    Column("rank change"), Column("battles", "int"),
 )
 _COEF_COLUMNS = (
-    Column("feature"), _fig("coefficient (per sd)"), _fig("95 % CI"), _fig("per unit of the difference"),
-    Column("sd of the difference", "num"), Column("battles with it", "int"),
+    Column("feature"), Column("coefficient (per sd)", "num"), Column("95 % CI", "ci"),
+    Column("per unit", "num"),
+    Column("sd", "num"), Column("battles with it", "int"),
 )
 
 
@@ -58,38 +58,36 @@ def style_counts(store: Store) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def _interval_reason(result: StyleControl, n_boot: int) -> str | None:
-    if n_boot == 0:
-        return "no interval: --bootstrap 0"
-    return result.interval_reason
 
 
 def _tables(key: str, label: str, result: StyleControl, dropped: int, ctx: Context) -> list[Table]:
-    no_ci = _interval_reason(result, ctx.n_boot)
-    rows = tuple((r.model, r.plain_rating, r.plain_ci, r.plain_rank, r.rating, r.ci, r.rank, signed(r.rank_change),
-                  r.n_battles) for r in result.rows)
+    no_ci = result.interval_reason
+    rows = tuple((r.model, r.plain_rating, interval(*r.plain_ci, no_ci), r.plain_rank, r.rating,
+                  interval(*r.ci, no_ci), r.rank, signed(r.rank_change), r.n_battles) for r in result.rows)
     what = (f"{plural(result.n_battles, 'battle')} on {plural(result.n_items, 'item')} ({label})"
             + (f"; {plural(dropped, 'battle')} left out: their item has no two stored answers" if dropped else ""))
     rank_notes = (
         what + ". Both rankings are fitted on these same battles: Bradley-Terry maximum likelihood, ties as half a "
         "win each, ratings on an Elo-like scale (mean 1000, +400 = 10:1 odds); the controlled fit adds the four "
         "style features as columns of the logistic design (Chatbot Arena's style control, 2024).",
-        f"Intervals: 95 % percentile bootstrap over items, each with all its votes ({ctx.n_boot} resamples, seed "
-        f"{ctx.seed}), the same resamples for both fits"
-        + (f"; {no_ci}" if no_ci and ctx.n_boot else "") + ". Rank = 1 + the number of models whose lower bound is "
-        "above this model's upper bound; rank change = plain rank - controlled rank (+: rises when style is held "
-        "fixed).",
+        ctx.ci_note.rstrip(".") + "; the same resamples for both fits. Rank = 1 + the number of models whose "
+        "lower bound is above this model's upper bound; rank change = plain rank - controlled rank (+: rises "
+        "when style is held fixed).",
         *result.notes,
     )
     coef_rows = tuple(
-        (FEATURE_NAMES.get(c.feature, c.feature), number_text(c.estimate, c.reason),
-         ci_text(c.ci_low, c.ci_high, c.reason or no_ci), number_text(c.per_unit, c.reason), c.scale, c.n_battles_with)
+        (FEATURE_NAMES.get(c.feature, c.feature), value(c.estimate, c.reason),
+         interval(c.ci_low, c.ci_high, c.reason or no_ci),
+         value(c.per_unit, c.reason), value(c.scale, c.reason), c.n_battles_with)
         for c in result.coefficients)
     coef_notes = (
         "Feature per battle: the normalised difference (f_A - f_B) / (f_A + f_B) of the two answers' counts (0 when "
         "both are 0), scaled to unit standard deviation over the battles (not centred). Coefficient: change in the "
         "log-odds that slot A wins per standard deviation; + means voters favour the answer with more of it at equal "
-        "model strength; per unit: per unit of the difference itself (+1 = all of it in slot A's answer).",
+        "model strength; per unit: per unit of the difference itself (+1 = all of it in slot A's answer); sd: the "
+        "standard deviation of the normalised difference. No coefficient: no answer has the feature, or it is the "
+        "same in every battle, or it moves with an earlier feature (a linear function of the features before it "
+        "in every battle), so their effects cannot be told apart and the earlier one's coefficient carries both.",
         f"Counts: length in {result.tokenizer}; headers are lines starting with 1-6 '#' and a space; list items are "
         "lines starting with -, *, + or '1.' and a space; bold spans are **text** or __text__; markdown inside "
         "fenced code blocks is not counted. Each side's text is its answer plus its own earlier assistant turns.",
@@ -113,8 +111,10 @@ def style_control_section(ctx: Context, store: Store) -> tuple[Section, dict[str
     counts = style_counts(store)
     tables: list[Table] = []
     notes: list[str] = []
-    groups = (("humans", "human votes", battles["cohort"] != "llm"), ("llm", "LLM judges' votes, apart",
-                                                                       battles["cohort"] == "llm"))
+    from annotate.report.context import LLM_COHORTS
+
+    judged = battles["cohort"].isin(LLM_COHORTS)
+    groups = (("humans", "human votes", ~judged), ("llm", "LLM judges' votes, apart", judged))
     for name, label, mask in groups:
         part = battles.loc[mask]
         if part.empty:
