@@ -17,6 +17,7 @@ repeated to 100,000 texts.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 import time
@@ -29,8 +30,10 @@ from annotate.analysis.style_control import fit_style_control, style_design_from
 
 
 def _shared_data() -> Path:
-    """The shared data folder: the nearest ancestor's ``shared/data`` (a checkout in /work/main or a
-    worktree in /work/wt/NAME both find /work/shared/data)."""
+    """The shared data folder: ``$ANNOTATE_SHARED_DATA``, else the nearest ancestor's ``shared/data``
+    (a checkout in /work/main or a worktree in /work/wt/NAME both find /work/shared/data)."""
+    if os.environ.get("ANNOTATE_SHARED_DATA"):
+        return Path(os.environ["ANNOTATE_SHARED_DATA"])
     for parent in Path(__file__).resolve().parents:
         if (parent / "shared" / "data").is_dir():
             return parent / "shared" / "data"
