@@ -90,6 +90,12 @@ def test_each_new_statistic_reaches_the_report(big) -> None:
     dan = [c for c in cells if c["rater"] == "dan"]
     assert [c["positions"] for c in dan] == [[1, 20], [21, 40], [41, 60]]
     assert all(c["fast"]["share"] == 1.0 for c in dan)
+    summary = data["summary"]
+    assert any("the alternative annotator test: it wins against" in line for line in summary["lines"])
+    assert summary["alt_test"][0]["n_tested"] == 5
+    dan_flags = next(f for f in summary["flagged"] if f["rater"] == "dan")
+    assert "dawid_skene" in {r["check"] for r in dan_flags["reasons"]}
+    assert any(line.startswith("Style control: length coefficient") for line in summary["lines"])
     text = render(report, "text") + render(report, "md") + render(report, "html")
     assert not re.search(r"\bnan\b", text, re.IGNORECASE)
     assert "Ranking with and without style control" in text and "Dawid-Skene" in text

@@ -181,16 +181,57 @@ def _flagged(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[st
         if tm["rater"] is not None and tm["n"] >= t["min_n"] and fast["share"] is not None \
                 and fast["share"] >= t["fast_share_max"]:
             flag(tm["rater"], "fast", f"{_pct(fast['share'])} of {tm['n']} judgments under 3 s", fast["share"], tm["n"])
+    ds = (data.get("competence") or {}).get("dawid_skene") or {}
+    for a in ds.get("annotators", []):
+        if a.get("flagged"):
+            flag(a["rater"], "dawid_skene", f"Dawid-Skene estimated accuracy {a['accuracy']:.3f} "
+                                            f"({plural(a['n_answers'], 'answer')})", a["accuracy"], a["n_answers"])
     cohort_of = ctx.votes.drop_duplicates("rater").set_index("rater")["cohort"].to_dict()
     out["flagged"] = [{"rater": r, "cohort": cohort_of.get(r), "reasons": v} for r, v in sorted(reasons.items())]
     rules = ("gold accuracy below 70 %, kappa against the rest below 0.20, half or more judgments under 3 s (each "
-             "over at least 5), any failed attention check, position bias significant at 0.05 after Holm's correction")
+             "over at least 5), any failed attention check, position bias significant at 0.05 after Holm's correction, "
+             "Dawid-Skene estimated accuracy below the commonest class's rate or 0.15 under the median (10 answers)")
     if not reasons:
         return [f"No annotator flagged (checked: {rules})."]
     named = [f"{r} ({'; '.join(x['text'] for x in v)})" for r, v in sorted(reasons.items())][:MAX_LISTED]
     more = len(reasons) - len(named)
     return [f"Flagged: {plural(len(reasons), 'annotator')}: " + "; ".join(named)
             + (f"; and {more} more (JSON)" if more else "") + f". Rules: {rules}."]
+
+
+def _alt_test(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str]:
+    """May each LLM judge stand in for the annotators (the alternative annotator test, all items)?"""
+    trust = data.get("judge_trust") or {}
+    lines, out["alt_test"] = [], []
+    for r in trust.get("alt_test", [])[:MAX_LISTED]:
+        out["alt_test"].append({"judge": r["judge"], "passed": r["passed"], "winning_rate": r["winning_rate"],
+                                "n_tested": r["n_tested"], "epsilon": r["epsilon"]})
+        if r["passed"] is None:
+            lines.append(f"LLM judge {r['judge']}: the alternative annotator test {r['reason']}.")
+        else:
+            lines.append(f"LLM judge {r['judge']} {'passes' if r['passed'] else 'fails'} the alternative annotator "
+                         f"test: it wins against {r['winning_rate']:.2f} of {plural(r['n_tested'], 'annotator')} "
+                         f"(epsilon {r['epsilon']:g}; passing needs 0.50).")
+    return lines
+
+
+def _style(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str]:
+    """What holding style fixed does to the headline ranking."""
+    humans = (data.get("style_control") or {}).get("humans")
+    if not humans or humans.get("reason"):
+        return []
+    length = next((c for c in humans["coefficients"] if c["feature"] == "tokens"), None)
+    moved = [m for m in humans["models"] if m["rank_change"]]
+    out["style"] = {"n_rank_changes": len(moved), "length": length}
+    text = "Style control: "
+    if length and length["estimate"] is not None:
+        lo, hi = length["ci"]
+        text += (f"length coefficient {length['estimate']:+.3f} per sd"
+                 + (f" [{lo:+.3f}, {hi:+.3f}]" if lo is not None and hi is not None else "") + "; ")
+    text += (f"{plural(len(moved), 'model')} change rank when style is held fixed"
+             + (": " + ", ".join(f"{m['model']} {m['rank_change']:+d}" for m in moved[:MAX_LISTED]) if moved else "")
+             + ".")
+    return [text]
 
 
 def _biases(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str]:
@@ -299,7 +340,8 @@ def summary_section(ctx: Context, data: dict[str, Any]) -> tuple[Any, dict[str, 
 
     payload: dict[str, Any] = {"thresholds": dict(THRESHOLDS), "majority_rule": ctx.majority,
                                "headline": "all" if ctx.pool_llm else "human"}
-    lines = [*_agreement(ctx, data, payload), *_judges(ctx, data, payload), *_flagged(ctx, data, payload),
-             *_biases(ctx, data, payload), *_ranking(ctx, data, payload), *_dropped(ctx, data, payload)]
+    lines = [*_agreement(ctx, data, payload), *_judges(ctx, data, payload), *_alt_test(ctx, data, payload),
+             *_flagged(ctx, data, payload), *_biases(ctx, data, payload), *_ranking(ctx, data, payload),
+             *_style(ctx, data, payload), *_dropped(ctx, data, payload)]
     payload["lines"] = lines
     return Section(KEY, TITLE, lines=tuple(lines)), payload
