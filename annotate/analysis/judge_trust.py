@@ -201,6 +201,12 @@ def _settings(request: Any) -> str:
     return ", ".join(f"{k}={json.dumps(v, sort_keys=True)}" for k, v in sorted(request.items()) if k != "model")
 
 
+def _prompt_source(prompt: Any) -> str:
+    """Where the prompt template came from, as `annotate suggest` stores it ('' when not stored)."""
+    source = prompt.get("source") if isinstance(prompt, dict) else None
+    return str(source) if source else ""
+
+
 def suggestion_versions(suggestions: pd.DataFrame) -> tuple[pd.DataFrame, tuple[dict[str, Any], ...]]:
     """Judge versions of stored suggestions.
 
@@ -208,7 +214,8 @@ def suggestion_versions(suggestions: pd.DataFrame) -> tuple[pd.DataFrame, tuple[
     stores, or anything else: an imported suggestion's raw has no request).  Returns the labels with
     columns judge (source model and prompt), version (judge plus the reported model and settings
     when they vary within the judge), unit, label; and one description per version: version, judge,
-    source_model, prompt_hash, reported_models, settings, n_suggestions.
+    source_model, prompt_hash, prompt_source (where the template came from, ``raw["prompt"]["source"]``:
+    a file or ``shipped:<kind>``; '' when not stored), reported_models, settings, n_suggestions.
     """
     rows = []
     for item, model, prompt, label, raw in suggestions[["item", "source_model", "prompt_hash", "label",
@@ -222,10 +229,10 @@ def suggestion_versions(suggestions: pd.DataFrame) -> tuple[pd.DataFrame, tuple[
         reported = sorted({str(r["model"]) for r in replies if isinstance(r, dict) and r.get("model")})
         judge = f"{model} (prompt {str(prompt)[:12]})" if prompt else str(model)
         rows.append({"judge": judge, "source_model": str(model), "prompt_hash": str(prompt or ""),
-                     "reported": ", ".join(reported), "settings": _settings(data.get("request")),
-                     "unit": item, "label": label})
-    frame = pd.DataFrame(rows, columns=["judge", "source_model", "prompt_hash", "reported", "settings", "unit",
-                                        "label"])
+                     "prompt_source": _prompt_source(data.get("prompt")), "reported": ", ".join(reported),
+                     "settings": _settings(data.get("request")), "unit": item, "label": label})
+    frame = pd.DataFrame(rows, columns=["judge", "source_model", "prompt_hash", "prompt_source", "reported",
+                                        "settings", "unit", "label"])
     if frame.empty:
         return frame.assign(version=pd.Series(dtype=object))[["judge", "version", "unit", "label"]], ()
     variants = frame.groupby("judge")[["reported", "settings"]].nunique()
@@ -238,8 +245,10 @@ def suggestion_versions(suggestions: pd.DataFrame) -> tuple[pd.DataFrame, tuple[
             extra += [settings or "no settings stored"] if split_settings else []
             name = judge + (f" [{'; '.join(extra)}]" if extra else "")
             frame.loc[sub.index, "version"] = name
+            sources = sorted(set(sub["prompt_source"]) - {""})
             versions.append({"version": name, "judge": judge, "source_model": sub["source_model"].iloc[0],
-                             "prompt_hash": sub["prompt_hash"].iloc[0], "reported_models": reported,
+                             "prompt_hash": sub["prompt_hash"].iloc[0], "prompt_source": ", ".join(sources),
+                             "reported_models": reported,
                              "settings": settings, "n_suggestions": len(sub)})
     return frame[["judge", "version", "unit", "label"]], tuple(versions)
 

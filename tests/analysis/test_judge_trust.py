@@ -42,6 +42,7 @@ def test_agreement_with_the_majority_by_hand_and_its_item_bootstrap() -> None:
 
 def raw(model: str, temperature: float = 0.0) -> str:
     return json.dumps({"request": {"model": "judge-x", "temperature": temperature, "max_tokens": 1024},
+                       "prompt": {"hash": "abc123", "source": "prompts/strict.txt"},
                        "replies": [{"order": "AB", "model": model}, {"order": "BA", "model": model}]})
 
 
@@ -63,6 +64,7 @@ def test_versions_split_by_reported_model_and_settings_only_when_they_vary() -> 
         "judge-y (prompt abc123)",
     ]
     assert versions[1]["settings"] == 'max_tokens=1024, temperature=0.0'
+    assert versions[1]["prompt_source"] == "prompts/strict.txt" and versions[0]["prompt_source"] == ""
     assert versions[1]["n_suggestions"] == 2
     assert labels.loc[labels["unit"] == "i3", "version"].tolist() == [names[2]]
     assert set(labels["judge"]) == {"imported (prompt import:votes)", "judge-x (prompt abc123)",

@@ -62,6 +62,12 @@ def _no_resample(n_units: int, ctx: Context) -> NotEnough | None:
     return NotEnough(n_units, "items", NO_RESAMPLE) if ctx.n_boot and n_units < 2 else None
 
 
+def _prompt(version: dict[str, Any]) -> str:
+    """A version's prompt: the first 12 hex digits of its hash and where the template came from."""
+    source = version.get("prompt_source")
+    return version["prompt_hash"][:12] + (f" ({source})" if source else "")
+
+
 def _alt_rows(name: str, scope: str, result: Any) -> tuple[Any, ...]:
     verdict = ("passes" if result.passed else "fails") if result.passed is not None else reason_cell(result.reason)
     tested = f"{result.n_tested} of {len(result.trials)}"
@@ -185,10 +191,11 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
         tables.append(Table(f"{KEY}_versions", "Judge versions among the suggestions",
                             (Column("version"), Column("model asked"), Column("prompt"), Column("model that answered"),
                              Column("settings"), Column("suggestions", "int")),
-                            tuple((v["version"], v["source_model"], v["prompt_hash"][:12],
+                            tuple((v["version"], v["source_model"], _prompt(v),
                                    v["reported_models"] or "not reported", v["settings"] or "not stored",
                                    v["n_suggestions"]) for v in versions),
-                            ("A version is one model asked with one prompt, split further when the model the server "
+                            ("A version is one model asked with one prompt (its hash: the same hash, the same "
+                             "template; where it came from in brackets), split further when the model the server "
                              "reported or the request settings differ within it (stored with each suggestion).",)))
         rows = [(p.first, p.second, p.agreement.n_units, value(p.agreement.estimate, p.reason),
                  interval(p.agreement.ci_low, p.agreement.ci_high, p.reason or _no_resample(p.agreement.n_units, ctx)),
