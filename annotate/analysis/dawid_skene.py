@@ -24,10 +24,14 @@ What the report uses:
   compared with the plurality majority, items where they differ are counted;
 * per annotator the *estimated accuracy*: the expected share of their own answers that equal the
   true class, sum_i sum_c T_ic n_ijc / n_j;
-* the flag rule (`flag_rule`): an annotator with at least ``min_answers`` answers is flagged when
-  their estimated accuracy is below the rate of always answering the commonest class (max_c p_c:
-  no better than ignoring the item) or more than ``margin`` (default 0.15) below the median
-  annotator's.  With fewer answers the accuracy is shown but not judged.
+* the flag rule (`flag_rule`): an annotator with at least ``min_answers`` answers on items that
+  ``min_raters`` (3) or more annotators answered is flagged when their estimated accuracy is below
+  the rate of always answering the commonest class (max_c p_c: no better than ignoring the item) or
+  more than ``margin`` (default 0.15) below the median judged annotator's.  With fewer such answers
+  the accuracy is shown but not judged: where only two annotators answered an item and they
+  disagree, the model cannot tell which of them is wrong (with two annotators per item their
+  confusion matrices are not identified: two annotators right 90 % and 60 % of the time come out
+  alike), so those answers say little about the one annotator against the other.
 """
 
 from __future__ import annotations
@@ -42,19 +46,23 @@ import pandas as pd
 from annotate.analysis.estimate import json_number
 from annotate.analysis.reasons import not_enough
 
-__all__ = ["DEFAULT_MARGIN", "MIN_ANSWERS", "AnnotatorCompetence", "DawidSkene", "dawid_skene", "flag_rule"]
+__all__ = ["DEFAULT_MARGIN", "MIN_ANSWERS", "MIN_RATERS", "AnnotatorCompetence", "DawidSkene", "dawid_skene",
+           "flag_rule"]
 
 MIN_ANSWERS = 10
-"""Fewest answers for an annotator to be flagged (or cleared) by the rule."""
+"""Fewest answers (on items with `MIN_RATERS` annotators) for an annotator to be flagged or cleared."""
+MIN_RATERS = 3
+"""Fewest annotators on an item for its answers to count towards judging an annotator."""
 DEFAULT_MARGIN = 0.15
 """How far below the median annotator's estimated accuracy an annotator is flagged."""
 _TINY = 1e-300
 
 
-def flag_rule(margin: float = DEFAULT_MARGIN, min_answers: int = MIN_ANSWERS) -> str:
+def flag_rule(margin: float = DEFAULT_MARGIN, min_answers: int = MIN_ANSWERS, min_raters: int = MIN_RATERS) -> str:
     """The flag rule in one sentence, as the report prints it."""
     return (f"flagged: estimated accuracy below the rate of always giving the commonest class, or more than "
-            f"{margin:.2f} below the median annotator's; judged only with at least {min_answers} answers")
+            f"{margin:.2f} below the median annotator's; judged only with at least {min_answers} answers on items "
+            f"that {min_raters} or more annotators answered")
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,8 @@ class AnnotatorCompetence:
 
     Attributes:
         rater: the annotator; n_answers: their answers (repeats count); n_items: items they answered.
+        n_checked: their answers on items that at least `MIN_RATERS` annotators answered (what the
+            flag rule needs `MIN_ANSWERS` of).
         accuracy: expected share of their answers equal to the true class (see the module docstring).
         confusion: ``(C, C)`` row c = P(answer | true class c); rows without weight are uniform.
         flagged: True / False by the rule, None when there are too few answers to judge.
@@ -76,10 +86,11 @@ class AnnotatorCompetence:
     confusion: np.ndarray
     flagged: bool | None
     reason: str | None = None
+    n_checked: int = 0
 
     def to_json(self, classes: Sequence[Any]) -> dict[str, Any]:
         return {
-            "rater": self.rater, "n_answers": self.n_answers, "n_items": self.n_items,
+            "rater": self.rater, "n_answers": self.n_answers, "n_items": self.n_items, "n_checked": self.n_checked,
             "accuracy": json_number(self.accuracy), "flagged": self.flagged, "reason": self.reason,
             "confusion": {str(c): {str(a): json_number(float(v)) for a, v in zip(classes, row, strict=True)}
                           for c, row in zip(classes, self.confusion, strict=True)},
@@ -100,8 +111,9 @@ class DawidSkene:
         annotators: one `AnnotatorCompetence` per annotator, in order of first appearance.
         log_likelihood: of the data at the estimate; n_iter: EM rounds run; converged: whether the
             log-likelihood settled before ``max_iter``.
-        margin, min_answers: the flag rule's parameters.
+        margin, min_answers, min_raters: the flag rule's parameters.
         reason: why nothing was fitted (``not enough data ...``), else None.
+        max_raters: the most annotators on one item (below `MIN_RATERS`: no annotator can be judged).
     """
 
     classes: tuple[Any, ...]
@@ -117,6 +129,8 @@ class DawidSkene:
     margin: float = DEFAULT_MARGIN
     min_answers: int = MIN_ANSWERS
     reason: str | None = None
+    min_raters: int = MIN_RATERS
+    max_raters: int = 0
 
     @property
     def n_units(self) -> int:
@@ -150,7 +164,8 @@ class DawidSkene:
                        for u, d, m in zip(self.units, self.labels, self.majority, strict=True)
                        if m is not None and m != d],
             "log_likelihood": json_number(self.log_likelihood), "n_iter": self.n_iter, "converged": self.converged,
-            "rule": flag_rule(self.margin, self.min_answers), "flagged": list(self.flagged),
+            "rule": flag_rule(self.margin, self.min_answers, self.min_raters), "min_raters": self.min_raters,
+            "max_raters_per_item": self.max_raters, "flagged": list(self.flagged),
             "annotators": [a.to_json(classes) for a in self.annotators], "reason": self.reason,
         }
 
@@ -222,6 +237,7 @@ def dawid_skene(
     tol: float = 1e-8,
     margin: float = DEFAULT_MARGIN,
     min_answers: int = MIN_ANSWERS,
+    min_raters: int = MIN_RATERS,
 ) -> DawidSkene:
     """Fit the Dawid-Skene model to answers in long format (see the module docstring).
 
@@ -239,7 +255,7 @@ def dawid_skene(
     if n_units == 0 or n_classes == 0:
         reason = not_enough(0, "items", "no answer to model")
         return DawidSkene(classes, units, np.zeros(n_classes), np.zeros((0, n_classes)), (), (), (), float("nan"), 0,
-                          False, margin, min_answers, reason)
+                          False, margin, min_answers, reason, min_raters)
     votes = _majority(u, c, n, n_units, n_classes)
     post = votes / votes.sum(axis=1, keepdims=True)
     log_lik, converged, rounds = -np.inf, False, 0
@@ -261,8 +277,10 @@ def dawid_skene(
     correct = np.bincount(r, post[u, c] * n, len(raters))
     unit_rater = pd.DataFrame({"u": u, "r": r}).drop_duplicates()
     items = np.bincount(unit_rater["r"].to_numpy(), minlength=len(raters))
+    raters_on = np.bincount(unit_rater["u"].to_numpy(), minlength=n_units)
+    checked = np.bincount(r, n * (raters_on[u] >= min_raters), len(raters))
     accuracy = correct / np.maximum(answers, 1)
-    judged = answers >= min_answers
+    judged = checked >= min_answers
     median = float(np.median(accuracy[judged])) if judged.any() else float("nan")
     chance = float(priors.max())
     annotators = []
@@ -270,10 +288,14 @@ def dawid_skene(
         if judged[j]:
             flagged = bool(accuracy[j] < chance or accuracy[j] < median - margin)
             reason = None
-        else:
+        elif answers[j] < min_answers:
             flagged = None
             reason = not_enough(int(answers[j]), "answers", f"fewer than {min_answers} to judge")
+        else:
+            flagged = None
+            why = f"fewer than {min_answers} on items with {min_raters}+ annotators"
+            reason = not_enough(int(checked[j]), "answers", why)
         annotators.append(AnnotatorCompetence(rater, round(float(answers[j])), int(items[j]), float(accuracy[j]),
-                                              conf[j], flagged, reason))
+                                              conf[j], flagged, reason, round(float(checked[j]))))
     return DawidSkene(classes, units, priors, post, labels_out, majority, tuple(annotators), log_lik, rounds, converged,
-                      margin, min_answers)
+                      margin, min_answers, None, min_raters, int(raters_on.max()))

@@ -148,3 +148,26 @@ def test_labels_outside_the_classes_are_refused() -> None:
     answers = pd.DataFrame({"unit": [1], "rater": ["x"], "label": ["maybe"]})
     with pytest.raises(ValueError, match="outside the classes"):
         dawid_skene(answers, classes=["A", "B"])
+
+
+def test_two_annotators_per_item_are_not_told_apart_and_not_judged() -> None:
+    """With two answers per item the model cannot say which of a disagreeing pair is wrong: a 0.9 and a
+    0.6 annotator come out alike, so neither is judged; a third annotator on the items makes them judged."""
+    rng = np.random.default_rng(1)
+    truth = rng.integers(0, 2, 200)
+    rows = []
+    for j, acc in enumerate((0.9, 0.6, 0.9)):
+        for i in range(200):
+            rows.append((i, f"r{j}", "AB"[truth[i] if rng.random() < acc else 1 - truth[i]]))
+    answers = pd.DataFrame(rows, columns=["unit", "rater", "label"])
+    pair = dawid_skene(answers.loc[answers["rater"] != "r2"])
+    first, second = pair.annotators
+    assert abs(first.accuracy - second.accuracy) < 0.05  # not identified: the truth is 0.9 against 0.6
+    assert pair.max_raters == 2 and pair.flagged == () and first.flagged is None and first.n_checked == 0
+    assert first.reason == "not enough data (n = 0 answers: fewer than 10 on items with 3+ annotators)"
+    three = dawid_skene(answers)
+    got = {a.rater: a for a in three.annotators}
+    assert got["r1"].flagged and got["r1"].n_checked == 200 and three.flagged == ("r1",)
+    assert got["r1"].accuracy == pytest.approx(0.6, abs=0.06)
+    assert min(got["r0"].accuracy, got["r2"].accuracy) > got["r1"].accuracy + 0.15
+    assert json.loads(json.dumps(three.to_json(), allow_nan=False))["max_raters_per_item"] == 3

@@ -68,6 +68,10 @@ def _dawid_skene_tables(ctx: Context, humans: pd.DataFrame, payload: dict[str, A
         f"with a majority differ; {plural(fit.n_units - fit.n_with_majority, 'item')} with a shared top count have "
         "no majority.",
     ]
+    if fit.max_raters < fit.min_raters:
+        notes.insert(1, f"No item has {fit.min_raters} or more annotators (at most {fit.max_raters}): where two "
+                        "annotators disagree the model cannot tell which one is wrong, so these accuracies do not "
+                        "tell the annotators apart and no one is flagged.")
     if len(annotators) > ctx.max_rows:
         notes.append(more_raters(len(annotators) - ctx.max_rows))
     tables = [Table(f"{KEY}_dawid_skene", "Dawid-Skene: estimated accuracy per annotator (lowest first)",

@@ -190,7 +190,8 @@ def _flagged(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[st
     out["flagged"] = [{"rater": r, "cohort": cohort_of.get(r), "reasons": v} for r, v in sorted(reasons.items())]
     rules = ("gold accuracy below 70 %, kappa against the rest below 0.20, half or more judgments under 3 s (each "
              "over at least 5), any failed attention check, position bias significant at 0.05 after Holm's correction, "
-             "Dawid-Skene estimated accuracy below the commonest class's rate or 0.15 under the median (10 answers)")
+             "Dawid-Skene estimated accuracy below the commonest class's rate or 0.15 under the median (10 answers "
+             "on items with 3+ annotators)")
     if not reasons:
         return [f"No annotator flagged (checked: {rules})."]
     named = [f"{r} ({'; '.join(x['text'] for x in v)})" for r, v in sorted(reasons.items())][:MAX_LISTED]
