@@ -142,3 +142,22 @@ def test_small_session_says_not_enough_data_never_nan(session) -> None:
     assert data["style_control"]["humans"]["n_items"] == 6
     tokens = data["style_control"]["humans"]["coefficients"][0]
     assert tokens["reason"].startswith("not enough data (n = ")  # every item: the same two answers
+
+
+def test_ranking_sessions_say_the_judge_and_competence_sections_do_not_apply_yet(project) -> None:
+    """Rankings are orders, not verdicts or classes: the sections say so instead of reporting zero humans."""
+    import pandas as pd
+
+    from annotate.report.context import Context
+    from annotate.report.sections.competence import competence_section
+    from annotate.report.sections.judge_trust import judge_trust_section
+
+    spec = create_session("ranked", "ranking", seed=1, folder=project / "sessions")
+    votes = pd.DataFrame({"item": ["r1"], "rater": ["ann"], "cohort": ["expert"], "label": ["B>A>C>D"]})
+    ctx = Context(spec, votes, votes, spec.schema.level, (), 0, 1, 100)
+    with open_store(spec) as store:
+        trust, trust_payload = judge_trust_section(ctx, store)
+        competence, competence_payload = competence_section(ctx, store)
+    assert trust.notes[0].startswith("Ranking sessions: judges are not tested on rankings yet")
+    assert competence.notes[0].startswith("Ranking sessions: competence is not estimated on rankings yet")
+    assert trust_payload["alt_test"] == [] and competence_payload["dawid_skene"] is None

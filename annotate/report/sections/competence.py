@@ -127,11 +127,15 @@ def competence_section(ctx: Context, store: Store) -> tuple[Section, dict[str, A
     payload: dict[str, Any] = {"dawid_skene": None, "over_time": {"block": BLOCK, "fast_ms": FAST_MS, "cells": []}}
     if ctx.spec.kind == "rubric":
         return Section(KEY, TITLE, notes=("Rubric sessions: competence is not estimated per criterion yet.",)), payload
+    if ctx.spec.kind == "ranking":
+        return Section(KEY, TITLE, notes=("Ranking sessions: competence is not estimated on rankings yet "
+                                          "(Dawid-Skene models answers as classes, not orders).",)), payload
     humans = ctx.humans
     tables = _dawid_skene_tables(ctx, humans, payload) if not humans.empty else []
     notes: list[str] = []
     if not tables:
-        notes.append("Dawid-Skene: not enough data (n = 0 items: no human vote).")
+        reason = (payload["dawid_skene"] or {}).get("reason") or "not enough data (n = 0 items: no human vote)"
+        notes.append(f"Dawid-Skene: {reason}.")
     judged = ctx.votes.loc[(ctx.votes["source"] == "judgment") & ~ctx.votes["cohort"].isin(LLM_COHORTS)]
     judged = judged.assign(position=judged["judgment_id"].map(_positions(store)))
     cells = competence_over_time(judged, block=BLOCK, fast_ms=FAST_MS, n_boot=ctx.n_boot, seed=ctx.seed)

@@ -86,6 +86,9 @@ def judge_trust_section(ctx: Context, store: Store, epsilon: float | None = None
                                "drift": None}
     if ctx.spec.kind == "rubric":
         return Section(KEY, TITLE, notes=("Rubric sessions: judges are not tested per criterion yet.",)), payload
+    if ctx.spec.kind == "ranking":
+        return Section(KEY, TITLE, notes=("Ranking sessions: judges are not tested on rankings yet (the test here "
+                                          "compares verdicts and grades, not orders).",)), payload
     judges, version_labels, versions = _judges(ctx, store)
     if not judges:
         return Section(KEY, TITLE, notes=("No LLM judge in this session (no votes of cohort llm, no suggestions): "
