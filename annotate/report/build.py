@@ -93,7 +93,9 @@ def build_report(
     primary = spec.schema.primary
     categories: tuple[Any, ...] = () if primary is None else primary.scale
     scored, rule = None, ""
-    if primary is not None and primary.collapse_rule:  # graded: agreement on the strengths, the rest on preferences
+    if primary is not None and primary.shape == "ranking":
+        categories = ()
+    elif primary is not None and primary.collapse_rule:  # graded: agreement on the strengths, the rest on preferences
         numbers = unique["value"].map(primary.number) if len(unique) else unique["label"]
         scored = unique.assign(label=numbers).loc[numbers.notna()]
         rule = primary.collapse_rule
@@ -146,6 +148,12 @@ def build_report(
     data["grades"] = None if graded is None else graded[1]
     if graded is not None:
         sections.insert(1, graded[0])  # after agreement: what a lead of a grading study reads first
+    from annotate.report.sections.rankings import rankings_section
+
+    ranked = rankings_section(ctx, store) if not votes.empty else None
+    data["rankings"] = None if ranked is None else ranked[1]
+    if ranked is not None:
+        sections.insert(1, ranked[0])  # after agreement, which points here
     from annotate.report.sections.aspects import aspects_section
 
     asked = aspects_section(ctx, store) if not votes.empty else None

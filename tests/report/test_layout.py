@@ -176,7 +176,7 @@ def test_an_empty_session_says_so_in_one_line(pairwise_spec, store) -> None:
     assert len(render(report, "text").splitlines()) < 12
     data = json.loads(render(report, "json"))
     assert set(data) == {"report_version", "session", "summary", "agreement", "judges", "pairwise", "biases",
-                         "quality", "ranking", "grades", "aspects",
+                         "quality", "ranking", "rankings", "grades", "aspects",
                          "style_control", "judge_trust", "competence", "flags"}
     assert data["agreement"]["per_cohort"] == [] and data["ranking"]["overall"]["models"] == []
     assert all(row["n_items"] == 0 for row in data["pairwise"]["type_agreement"])

@@ -78,6 +78,8 @@ def _agreement(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[
                                                          "alpha": r["krippendorff_alpha"]["estimate"]} for r in rows]}
         return ["Agreement per rubric criterion (Krippendorff's alpha, ordinal): " + (", ".join(parts) or
                 not_enough(0, "items", "no criterion has an item scored by two raters")) + f" {rule}."]
+    if ctx.ranking:
+        return _ranking_agreement(ctx, data, out, who, rule)
     if overall is None:
         n = int(ctx.headline["rater"].nunique()) if not ctx.headline.empty else 0
         out["agreement"] = {"estimate": None, "reason": "fewer than two raters"}
@@ -98,6 +100,29 @@ def _agreement(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[
         values = [(c["cohort"], c["krippendorff_alpha"]["estimate"]) for c in cohorts]
         line += " Per cohort: " + "; ".join(f"{c} {a:.3f} ({READING[_reading(a)]})" for c, a in values) + "."
     return [line]
+
+
+def _ranking_agreement(ctx: Context, data: dict[str, Any], out: dict[str, Any], who: str, rule: str) -> list[str]:
+    """Kendall's W and alpha on ranks of the headline raters (section Rankings), read as alpha is elsewhere."""
+    overall = (data.get("rankings") or {}).get("overall")
+    n = int(ctx.headline["rater"].nunique()) if not ctx.headline.empty else 0
+    w = overall["kendall_w"]["mean"] if overall else None
+    alpha = overall["alpha_ordinal"] if overall else None
+    if w is None or w["estimate"] is None:
+        why = "agreement needs two raters ranking the same items"
+        out["agreement"] = {"estimate": None, "reason": why, "level": "ordinal"}
+        return [f"Agreement among {who} on the rankings: " + not_enough(n if w is None else w["n_units"],
+                                                                        "raters" if w is None else "items", why) + "."]
+    line = (f"Agreement among {who} on the rankings: Kendall's W = {w['estimate']:.3f}{_ci(w['ci'])} (chance "
+            f"{overall['kendall_w']['chance']:.3f}) over {plural(w['n_units'], 'item')} and "
+            f"{plural(w['n_raters'], 'rater')}")
+    if alpha["estimate"] is None:
+        out["agreement"] = {**alpha, "reading": None, "level": "ordinal", "reason": "every ranking is the same"}
+        return [line + "; Krippendorff's alpha on the ranks is undefined (every ranking is the same)."]
+    reading = _reading(alpha["estimate"])
+    out["agreement"] = {**alpha, "reading": reading, "level": "ordinal", "kendall_w": w["estimate"]}
+    return [line + f"; Krippendorff's alpha (ordinal, on the ranks) = {alpha['estimate']:.3f}{_ci(alpha['ci'])}: "
+                   f"{READING[reading]} {rule}."]
 
 
 def _judges(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str]:
@@ -268,7 +293,7 @@ def _ranking(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[st
     ranking = (data.get("ranking") or {}).get("overall") or {}
     models = ranking.get("models", [])
     out["ranking"] = {"n_models": len(models), "overlapping_adjacent": []}
-    if not ctx.pairwise:
+    if not ctx.pairwise and not ctx.ranking:
         return []
     if len(models) < 2:
         return ["Ranking: " + not_enough(len(models), "models", "a ranking needs two models compared") + "."]
