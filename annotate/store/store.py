@@ -639,7 +639,7 @@ class Store:
             where.append("COALESCE(s.planted, 0) = 0")
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         sql = (
-            "SELECT j.uid, n.name AS annotator, n.cohort, a.item_id AS item, j.label, a.swapped,"
+            "SELECT j.uid, n.name AS annotator, n.cohort, a.item_id AS item, j.label, a.swapped, a.display_order,"
             " j.initial_label, j.scores, j.rationale, j.confidence, j.skip_reason, j.guideline_id,"
             " j.guideline_version, j.shown_at, j.first_input_ms, j.submit_ms, j.active_ms, j.timings,"
             " j.submitted_at, j.app_version, a.condition, a.purpose, a.position,"
