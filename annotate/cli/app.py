@@ -42,10 +42,11 @@ def start(session: str, annotator: str, theme: str | None) -> None:
 @click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
               envvar="ANNOTATE_DEMO_DIR",
               help="Where the demo session lives (also $ANNOTATE_DEMO_DIR). Default: ~/.cache/annotate/demo.")
-@click.option("--kind", "kind", type=click.Choice(["pairwise", "graded", "aspects", "single", "rubric"]),
+@click.option("--kind", "kind", type=click.Choice(["pairwise", "graded", "aspects", "single", "rubric", "ranking"]),
               default="pairwise", show_default=True,
               help="Which study design: pairwise (four outcomes), graded (a 5-point preference with both bad),"
-                   " aspects (one row per aspect of a pair), single (a 1-10 grade) or rubric (five criteria).")
+                   " aspects (one row per aspect of a pair), single (a 1-10 grade), rubric (five criteria) or"
+                   " ranking (four responses put in order, ties allowed).")
 @click.option("--theme", default=None, metavar="NAME",
               help="dark, light or a Textual theme's name (nord, gruvbox, ...); t switches light and dark.")
 @domain_errors
@@ -62,6 +63,7 @@ def demo(annotator: str | None, fresh: bool, folder: Path | None, kind: str, the
       annotate demo --fresh
       annotate demo --kind graded
       annotate demo --kind aspects
+      annotate demo --kind ranking
     """
     import getpass
 

@@ -32,8 +32,9 @@ KIND_SCRIPT = SCRIPT.with_name("tmux_demo_kind_check.sh")
 @pytest.mark.parametrize(("kind", "keys", "size"), [
     ("graded", "2", ("100", "30")), ("aspects", "1132", ("80", "24")), ("single", "7", ("100", "30")),
     ("rubric", "33333", ("100", "30")),
+    ("ranking", "3=142", ("80", "24", "Enter submits")), ("ranking", "2413", ("120", "40", "Enter submits")),
 ])
-def test_each_demo_kind_opens_and_stores_an_answer(kind: str, keys: str, size: tuple[str, str]) -> None:
+def test_each_demo_kind_opens_and_stores_an_answer(kind: str, keys: str, size: tuple[str, ...]) -> None:
     annotate = Path(sys.executable).with_name("annotate")
     env = {"PYTHON": sys.executable}
     if annotate.exists():
