@@ -190,3 +190,29 @@ def test_pairwise_sessions_have_no_rankings_section(tmp_path: Path) -> None:
     with open_store(spec) as store:
         data = build_report(spec, store, n_boot=0).data
     assert data["rankings"] is None and data["ranking"]["method"] is None
+
+
+def test_summary_names_a_display_position_ranked_first_too_often(tmp_path: Path) -> None:
+    spec = create_session("pos", "ranking", seed=3, folder=tmp_path / "sessions")
+    with open_store(spec) as store:
+        store.add_items(_items() + [Item(f"x{n}", "ranking", (Message("user", "Q?"),),
+                                         tuple(Response(s, f"{s}.", MODELS[s]) for s in SLOTS)) for n in range(28)])
+        rotations = [SLOTS[i:] + SLOTS[:i] for i in range(4)]
+        for n, item in enumerate(store.item_ids()):
+            for r, rater in enumerate(RATERS):
+                order = rotations[(n + r) % 4]
+                [a] = store.add_assignments([Assignment(0, rater, item, n, order=tuple(order))])
+                store.submit(Judgment(a.id, ">".join(order), T))  # whatever is shown first is ranked first
+        data = build_report(spec, store, n_boot=50).data
+    flagged = [b for b in data["summary"]["significant_biases"] if b["kind"] == "display_position"]
+    assert [b["who"] for b in flagged] == ["position 1", "position 2", "position 3", "position 4"]
+    assert flagged[0]["share"] == 1.0
+    line = next(x for x in data["summary"]["lines"] if "display position" in x)
+    assert line.startswith("Significant position bias by display position") and "position 1 ranked first in 100.0 %" \
+        in line
+
+
+def test_summary_says_when_no_display_position_is_favoured(ranked) -> None:
+    spec, store, _ = ranked
+    lines = build_report(spec, store, n_boot=20).data["summary"]["lines"]
+    assert any(x.startswith("No significant position bias by display position") for x in lines)

@@ -279,6 +279,8 @@ def _biases(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str
                 found.append({"kind": kind, "who": str(p["rater"]), "share": p["share"], "ci": p["ci"],
                               "p": p["p_holm"], "n": p["n"], "unit": p.get("unit"), "holm": True})
     out["significant_biases"] = found
+    if ctx.ranking:
+        return _display_position_bias(data, found, alpha)
     if not ctx.pairwise:
         return []
     if not found:
@@ -287,6 +289,28 @@ def _biases(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str
              f"p = {_p(f['p'])}{' (Holm)' if f.get('holm') else ''}" for f in found[:MAX_LISTED]]
     more = len(found) - len(parts)
     return [f"Significant biases (p <= {alpha:g}): " + "; ".join(parts) + (f"; and {more} more" if more else "") + "."]
+
+
+def _display_position_bias(data: dict[str, Any], found: list[dict[str, Any]], alpha: float) -> list[str]:
+    """Ranking sessions: display positions whose response was placed first more or less often than
+    1 / k (Holm over the positions), from section Rankings; added to ``found``."""
+    position = (data.get("rankings") or {}).get("position")
+    if not position:
+        return []
+    for p in position["positions"]:
+        first = p["first"]
+        if first["p_holm"] is not None and first["p_holm"] <= alpha:
+            found.append({"kind": "display_position", "who": f"position {p['position']}", "share": first["share"],
+                          "ci": first["ci"], "p": first["p_holm"], "n": first["n"], "unit": first["unit"],
+                          "holm": True})
+    mine = [f for f in found if f["kind"] == "display_position"]
+    if not mine:
+        return [f"No significant position bias by display position (first places against 1 / k, p > {alpha:g} "
+                f"after Holm's correction over the positions; {plural(position['n_rankings'], 'ranking')})."]
+    parts = [f"{f['who']} ranked first in {_pct(f['share'])}{_ci_pct(f['ci'])} of {f['n']} rankings, p = "
+             f"{_p(f['p'])} (Holm)" for f in mine]
+    return [f"Significant position bias by display position (p <= {alpha:g}): " + "; ".join(parts)
+            + ". The plan counterbalances the orders, so it moves no model's figures on average."]
 
 
 def _ranking(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str]:
