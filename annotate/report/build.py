@@ -1,6 +1,7 @@
 """Build a `Report` (data) from a ratings file or from a session.
 
-`file_agreement_report` backs `annotate agreement`; `build_report` backs `annotate report`.
+`file_agreement_report` (and `file_ranking_report` for `--level ranking`) backs `annotate agreement`;
+`build_report` backs `annotate report`.
 
 What enters the session report (each rule is also stated in the report's notes):
 
@@ -12,7 +13,10 @@ What enters the session report (each rule is also stated in the report's notes):
 * agreement, pairwise agreement and ranking use one vote per (item, rater): the first main one, so
   a repeat of an item does not count twice, and attention checks are left out; quality uses them;
 * pairwise labels are slot-space A / B / tie / both_bad; MT-Bench agreement and the rankings merge
-  tie, both bad and inconsistent verdicts into one tie class.
+  tie, both bad and inconsistent verdicts into one tie class;
+* ranking sessions' labels are whole rankings in slot space (`C>A=B>D`): section Rankings measures
+  agreement on their mid-ranks and the position bias by display position, and section Ranking
+  ranks the models from the pairs each ranking implies.
 """
 
 from __future__ import annotations
@@ -101,7 +105,7 @@ def build_report(
 ) -> Report:
     """The lead's report on a session: summary, agreement, LLM judges against humans, pairwise (MT-Bench)
     agreement, biases, quality, ranking, style-controlled ranking, LLM judges as annotators, annotator
-    competence.
+    competence; grades, aspects and rankings where the design has them.
 
     n_boot: bootstrap resamples (of items) for every interval (0: none); seed: their seed (default: the
     session's); include_planted: count judgments made under planted suggestions; max_rows: rows of

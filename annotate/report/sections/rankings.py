@@ -100,7 +100,7 @@ def _position_table(bias: Any, ctx: Context) -> Table:
     )
     notes = (
         f"The session's judgments of the {ctx.headline_name.lower()} ({bias.n_rankings} rankings; imported votes "
-        "carry no display order): position 1 is the pane shown first (left, or top on narrow terminals). mean rank = "
+        "carry no display order): position p is the response the screen titled Response p. mean rank = "
         f"the mean mid-rank of the response shown there, expected {bias.expected_rank:g} when the position plays no "
         f"part; ranked first = share of rankings with one response alone in first place that put the one shown there "
         f"first, expected 1 / {bias.k}; exact binomial test on the effective counts (items hold several rankings), "
@@ -134,9 +134,11 @@ def rankings_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any
         payload["overall"] = _agreement_json(result)
         rows.append(_agreement_row(ctx.headline_name, result))
     for cohort in cohorts_of(ranks):
-        result = _agreement(ranks.loc[ranks["cohort"] == cohort], ctx)
+        part = ranks.loc[ranks["cohort"] == cohort]
+        result = _agreement(part, ctx)
         payload["per_cohort"].append({"cohort": cohort, **_agreement_json(result)})
-        rows.append(_agreement_row(f"{cohort} cohort", result))
+        if not (len(part) == len(headline) and set(headline["cohort"]) == {cohort}):  # else the row above again
+            rows.append(_agreement_row(f"{cohort} cohort", result))
     tables = [Table("rankings_agreement", "Agreement on the rankings", _AGREEMENT_COLUMNS, tuple(rows),
                     (W_NOTE, ALPHA_NOTE, ctx.ci_note, "tied rankings = rankings with a tie (the tie correction "
                                                       "applies to them)."))]
