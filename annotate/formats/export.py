@@ -105,8 +105,10 @@ def export_rows(
 
         adjudicated = adjudicated_labels(store)
         slots = _item_slots(schema)
-        return item_columns(schema), [{**_flat_item(item, slots), "ref": ref(item.id), "adjudicated": adjudicated.get(item.id)}
-                                      for item in store.items()]
+        return item_columns(schema), [
+            {**_flat_item(item, slots), "ref": ref(item.id), "adjudicated": adjudicated.get(item.id)}
+            for item in store.items()
+        ]
     if what == "judgments":
         rows = store.judgment_export_rows(include_superseded, include_planted)
         return JUDGMENT_COLUMNS, [{**_judgment(row, schema), "ref": ref(row["item"])} for row in rows]
