@@ -90,7 +90,8 @@ def ensure_adjudication_queue(store: Store, spec: SessionSpec, adjudicator: str)
     """The adjudicator's adjudication assignments, adding one for each item now in disagreement
     that they have none for and did not judge themselves. Raises ValueError for rubric sessions."""
     if spec.kind == "rubric":
-        raise ValueError("adjudication settles labels: it works for pairwise and single sessions, not rubric ones")
+        raise ValueError("adjudication settles labels: it works for pairwise, single and ranking sessions, not rubric "
+                         "ones")
     with store.transaction():
         existing = store.assignments(adjudicator)
         have = {a.item_id for a in existing if a.purpose == ADJUDICATION}
@@ -101,13 +102,27 @@ def ensure_adjudication_queue(store: Store, spec: SessionSpec, adjudicator: str)
         if todo:
             start = max((a.position for a in existing), default=-1) + 1
             rng = random.Random(f"adjudicate:{spec.seed}:{adjudicator}:{start}")
-            flags = [k % 2 == 1 for k in range(len(todo))] if spec.schema.sided else [False] * len(todo)
+            ranked = spec.kind == "ranking"
+            sided = spec.schema.sided and not ranked
+            flags = [k % 2 == 1 for k in range(len(todo))] if sided else [False] * len(todo)
             rng.shuffle(flags)
+            orders = [_adjudication_order(spec, rng) for _ in todo]
             store.add_assignments([
-                Assignment(0, adjudicator, item_id, start + k, swapped=flag, purpose=ADJUDICATION, seed=spec.seed)
-                for k, (item_id, flag) in enumerate(zip(todo, flags, strict=True))
+                Assignment(0, adjudicator, item_id, start + k, swapped=flag, purpose=ADJUDICATION, seed=spec.seed,
+                           order=order)
+                for k, (item_id, flag, order) in enumerate(zip(todo, flags, orders, strict=True))
             ])
     return [a for a in store.assignments(adjudicator) if a.purpose == ADJUDICATION]
+
+
+def _adjudication_order(spec: SessionSpec, rng: random.Random) -> tuple[str, ...]:
+    """A ranking item's display order for its adjudicator: the slots in a seeded random order (one
+    adjudicator per item, so there is nothing to balance across annotators); () for other kinds."""
+    if spec.kind != "ranking":
+        return ()
+    slots = list(getattr(spec.schema.primary, "slots", ()))
+    rng.shuffle(slots)
+    return tuple(slots)
 
 
 def adjudicated_labels(store: Store) -> dict[str, str]:
@@ -126,10 +141,15 @@ def reference_labels(store: Store) -> dict[str, str]:
     return labels
 
 
-def vote_text(vote: Vote, kind: str, swapped: bool, schema: LabelSchema | None = None) -> str:
+def vote_text(vote: Vote, kind: str, swapped: bool, schema: LabelSchema | None = None,
+              order: tuple[str, ...] = ()) -> str:
     """A vote as the adjudicator should read it: pairwise labels in the adjudicator's own side
     mapping (`swapped` is the adjudication assignment's), in the words of the session's schema when
-    given (`Left much better` for a graded `+2`), grades as they are."""
+    given (`Left much better` for a graded `+2`), rankings over the adjudicator's own display
+    positions (`order`: `3 > 1 = 2 > 4`), grades as they are."""
+    if kind == "ranking" and schema is not None and schema.primary is not None and order:
+        value = schema.primary.parse(vote.label)
+        return vote.label if value is None else schema.primary.text_of(value, order)
     if kind != "pairwise":
         return f"grade {vote.label}"
     primary = schema.primary if schema is not None else None

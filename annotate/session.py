@@ -125,11 +125,11 @@ IDENTITY_META_KEY = "session"
 """Meta key holding which session the file belongs to: JSON with name, kind and label schema."""
 
 
-def open_store(spec: SessionSpec, create: bool = False) -> Store:
+def open_store(spec: SessionSpec, create: bool = False, read_only: bool = False) -> Store:
     """Open the session's SQLite file and check that it is this session's (`check_identity`). Only
     `create=True` (`init`) makes a new file: a spec whose file is missing is an error that says so,
-    never a new empty session. Read-only when this user cannot write it."""
-    store = Store.open(spec.db, create=create)
+    never a new empty session. Read-only when this user cannot write it, or when asked."""
+    store = Store.open(spec.db, create=create, read_only=read_only)
     try:
         check_identity(spec, store)
     except BaseException:

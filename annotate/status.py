@@ -37,6 +37,7 @@ def session_status(spec: SessionSpec, store: Store) -> str:
             f"{n} {one_line(cohort)} labels from {one_line(source)}" for source, cohort, n in tally.labels
         ))
     lines += _suggestion_lines(spec, store, tally.suggestions)
+    lines += _flag_lines(store)
     if not tally.annotators:
         lines.append("annotators none has started yet")
         return "\n".join(lines)
@@ -73,6 +74,14 @@ def _suggestion_lines(spec: SessionSpec, store: Store, counts: tuple[tuple[str, 
             f"{experiment.planted_rate:.0%}{source}; design {design or 'not set up yet (annotate experiment)'}"
         )
     return lines
+
+
+def _flag_lines(store: Store) -> list[str]:
+    """Flags open by kind and cleared (annotate.flag_list), when annotators flagged anything."""
+    from annotate.flag_list import flag_summary
+
+    summary = flag_summary(store)
+    return [summary] if summary else []
 
 
 def _plan_inputs(store: Store) -> list[str]:

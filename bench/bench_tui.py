@@ -19,6 +19,11 @@ For comparison it also times Textual's own `Markdown` widget updating to the sam
     python bench/bench_tui.py                # 200 items per size
     python bench/bench_tui.py --items 50 --sizes 10000
     python bench/bench_tui.py --design aspects   # the aspect rows screen (also graded-5, graded-7)
+    python bench/bench_tui.py --design ranking --k 4   # the ranking screen: k responses of that size each
+
+With `--design ranking` every item has k responses (`--k`, 3 to 6) of the size given, the ranking
+screen shows two of them side by side at 160 columns, and each item is ranked `1` `2` ... `k`
+before the timed `Enter`.
 
 Targets (issue): p95 under 50 ms at 10k characters; launch under 1 s.
 """
@@ -35,6 +40,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -85,16 +91,33 @@ def markdown_doc(chars: int, seed: int) -> str:
     return "\n\n".join(parts)[:chars]
 
 
-def make_items(n: int, chars: int) -> list[Item]:
+def make_items(n: int, chars: int, k: int = 2) -> list[Item]:
+    """n items of k responses (slots A, B, ...) of about `chars` characters each; k > 2: ranking items."""
+    slots = "ABCDEF"[:k]
     return [
         Item(
-            id=f"bench-{chars}-{i:04d}", kind="pairwise",
+            id=f"bench-{chars}-{i:04d}", kind="pairwise" if k == 2 else "ranking",
             conversation=(Message("user", f"Question {i}: explain the sorting helper and its edge cases."),),
-            responses=(Response("A", markdown_doc(chars, 2 * i), "model-a"),
-                       Response("B", markdown_doc(chars, 2 * i + 1), "model-b")),
+            responses=tuple(Response(s, markdown_doc(chars, k * i + j), f"model-{s.lower()}")
+                            for j, s in enumerate(slots)),
         )
         for i in range(n)
     ]
+
+
+def bench_session(folder: Path, chars: int, design: str, k: int) -> Any:
+    """A session of the design (`ranking`: kind ranking with k responses per item) and the keys that
+    answer one item before Enter."""
+    if design == "ranking":
+        from annotate.spec import load_spec
+
+        spec = create_session(f"bench{chars}rank{k}", "ranking", seed=1, folder=folder / "sessions")
+        spec.path.write_text(spec.path.read_text(encoding="utf-8").replace("k = 4 ", f"k = {k} "), encoding="utf-8")
+        spec = load_spec(spec.path)
+        return spec, [str(p) for p in range(1, k + 1)]
+    spec = create_session(f"bench{chars}{design.replace('-', '')}", "pairwise", seed=1, folder=folder / "sessions",
+                          design=design)
+    return spec, ["1"] * len(spec.schema.questions)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -103,18 +126,18 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
-async def key_to_paint(folder: Path, chars: int, n: int, rapid: bool, design: str = "outcomes") -> list[float]:
+async def key_to_paint(folder: Path, chars: int, n: int, rapid: bool, design: str = "outcomes", k: int = 4
+                       ) -> list[float]:
     """Milliseconds from Enter to the next item painted, for n - 1 submits; `design` is the pairwise
-    study design (one `1` is pressed per question before Enter: four for the aspects design)."""
+    study design (one `1` is pressed per question before Enter: four for the aspects design), or
+    `ranking` (k responses per item, ranked 1 .. k before Enter)."""
     from textual import events
 
     from annotate.tui import make_app
 
-    spec = create_session(f"bench{chars}{design.replace('-', '')}", "pairwise", seed=1, folder=folder / "sessions",
-                          design=design)
-    answer = ["1"] * len(spec.schema.questions)
+    spec, answer = bench_session(folder, chars, design, k)
     with open_store(spec) as store:
-        store.add_items(make_items(n, chars))
+        store.add_items(make_items(n, chars, k if design == "ranking" else 2))
         app = make_app(spec, store, "bench", open_guideline=False)
         painted: list[int] = []
         app.painted_hooks.append(painted.append)
@@ -217,8 +240,11 @@ def main() -> None:
     parser.add_argument("--launch-runs", type=int, default=5)
     parser.add_argument("--widget-runs", type=int, default=10)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--design", choices=["outcomes", "graded-5", "graded-7", "aspects"], default="outcomes",
-                        help="the pairwise study design of the session (annotate init --design)")
+    parser.add_argument("--design", choices=["outcomes", "graded-5", "graded-7", "aspects", "ranking"],
+                        default="outcomes", help="the pairwise study design of the session (annotate init --design), "
+                                                 "or ranking (a ranking session of --k responses per item)")
+    parser.add_argument("--k", type=int, default=4, choices=range(3, 7), metavar="K",
+                        help="responses per item with --design ranking (3 to 6)")
     args = parser.parse_args()
 
     results: dict[str, object] = {}
@@ -226,7 +252,7 @@ def main() -> None:
         folder = Path(tmp)
         for chars in args.sizes:
             results[f"key_to_paint_{chars}"] = summary(
-                asyncio.run(key_to_paint(folder, chars, args.items, args.rapid, args.design)))
+                asyncio.run(key_to_paint(folder, chars, args.items, args.rapid, args.design, args.k)))
         results["launch_to_first_item_10000"] = summary(launch_times(folder, 10_000, args.launch_runs))
         if args.widget_runs:
             for chars in (2000, 10_000):
@@ -236,7 +262,8 @@ def main() -> None:
         print(json.dumps(results, indent=2))
         return
     mode = "rapid (no read-ahead wait)" if args.rapid else "annotator pace (read-ahead finished)"
-    print(f"annotate TUI benchmark, 160x48 headless, {mode}, design {args.design}")
+    design = f"ranking, k = {args.k} responses of the size each" if args.design == "ranking" else args.design
+    print(f"annotate TUI benchmark, 160x48 headless, {mode}, design {design}")
     for name, s in results.items():
         assert isinstance(s, dict)
         print(f"  {name:<36} n={s['n']:<4} median {s['median_ms']:>7.1f} ms   p95 {s['p95_ms']:>7.1f} ms"

@@ -6,14 +6,17 @@
 #
 # A private tmux server (-L) and a temp folder (ANNOTATE_DEMO_DIR): neither the user's tmux
 # sessions nor their demo cache are touched. Exits non-zero on failure, printing the last screen.
-# Usage: scripts/tmux_demo_kind_check.sh KIND KEYS [COLS ROWS]
+# Usage: scripts/tmux_demo_kind_check.sh KIND KEYS [COLS ROWS [READY]]
 #   e.g. scripts/tmux_demo_kind_check.sh aspects 1132
+#        scripts/tmux_demo_kind_check.sh ranking 3=142 80 24 "Enter submits"
+# READY: the text on screen once the answer is complete (default "Enter  submit", the label bar's).
 set -euo pipefail
 
 kind="$1"
 keys="$2"
 cols="${3:-100}"
 rows="${4:-30}"
+ready="${5:-Enter  submit}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ANNOTATE="${ANNOTATE:-$here/.venv/bin/annotate}"
 PYTHON="${PYTHON:-$here/.venv/bin/python}"
@@ -52,10 +55,10 @@ wait_for "Item 1 of" 20
 tmux -L "$socket" send-keys -t check g   # the guideline is open on an annotator's first item
 sleep 0.3
 for (( i = 0; i < ${#keys}; i++ )); do
-    tmux -L "$socket" send-keys -t check "${keys:$i:1}"
+    tmux -L "$socket" send-keys -t check -l "${keys:$i:1}"  # -l: the character itself, never a key name
     sleep 0.1
 done
-wait_for "Enter  submit"
+wait_for "$ready"
 screen > "$work/answered.txt"
 tmux -L "$socket" send-keys -t check Enter
 wait_for "Item 2 of"
@@ -89,6 +92,7 @@ with Store.open(spec.db) as store:
         if value is None or question.parse(value) is None:
             sys.exit(f"FAIL: {question.name}: {value!r} is not an answer of {question.summary()}")
     (assignment,) = [a for a in store.assignments("tmuxcheck") if a.id == judgment.assignment_id]
-    shown = "B on the left" if assignment.swapped else "A on the left"
+    shown = (f"shown in the order {''.join(assignment.order)}" if assignment.order
+             else "B on the left" if assignment.swapped else "A on the left")
     print(f"ok: {kind}: 1 judgment ({shown}): " + ", ".join(f"{k} {v}" for k, v in answers.items()))
 PY

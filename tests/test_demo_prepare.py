@@ -71,3 +71,16 @@ def test_fresh_starts_the_demo_over(tmp_path: Path) -> None:
     spec = prepare_demo(tmp_path, fresh=True)
     with open_store(spec) as store:
         assert store.get_meta("scribble") is None and store.count_items() > 40
+
+
+def test_the_ranking_demo_ranks_four_named_responses_per_item(tmp_path: Path) -> None:
+    spec = prepare_demo(tmp_path, kind="ranking")
+    assert (spec.name, spec.kind, spec.guideline) == ("demo-ranking", "ranking", "ranking-responses")
+    with open_store(spec) as store:
+        items = store.items()
+    assert len(items) >= 8 and all(item.kind == "ranking" for item in items)
+    for item in items:
+        assert [r.slot for r in item.responses] == ["A", "B", "C", "D"]
+        assert len(set(item.models)) == 4 and all(r.text.strip() for r in item.responses)
+    again = prepare_demo(tmp_path, fresh=True, kind="ranking")  # --fresh deletes only its own session
+    assert again.path == spec.path

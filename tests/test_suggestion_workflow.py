@@ -169,3 +169,30 @@ def test_anchoring_frame_columns(session: str) -> None:
     planted = frame[frame["planted"]]
     assert len(planted) == 16 and (planted["suggestion_correct"] == False).all()  # noqa: E712
     assert (planted["suggestion"] != planted["gold"]).all()
+
+
+def test_two_prompts_are_two_judge_versions_with_their_drift(session: str, project: Path) -> None:
+    """What `annotate suggest` stores with each suggestion (model, prompt hash and source, settings) is
+    what the report's drift table reads: a second prompt on the same items is a second version."""
+    from annotate.suggest.prompts import shipped_prompt_text
+
+    strict = project / "strict.txt"
+    strict.write_text(shipped_prompt_text("pairwise").replace("--- user ---\n", "--- user ---\nSTRICT judging.\n"))
+    with ChatServer(behaviours={"STRICT": [("text", "Neither stands out. [[C]]")]}) as server:
+        cli("suggest", session, "--endpoint", server.url, "--model", "judge-small")
+        cli("suggest", session, "--endpoint", server.url, "--model", "judge-small", "--prompt", str(strict),
+            "--max-tokens", "512")
+    cli("plan", session, "--annotators", "alice,bob", "--overlap", "2")
+    annotate_queue(session)
+    data = json.loads(cli("report", session, "--format", "json", "--bootstrap", "50"))
+    drift = data["judge_trust"]["drift"]
+    versions = {v["prompt_source"]: v for v in drift["versions"]}
+    assert set(versions) == {"shipped:pairwise", str(strict)}
+    assert versions[str(strict)]["settings"].startswith("max_tokens=512")
+    assert versions["shipped:pairwise"]["settings"].startswith("max_tokens=1024")
+    assert {v["n_suggestions"] for v in versions.values()} == {N_ITEMS}
+    [pair] = drift["pairs"]
+    assert pair["n_shared"] == N_ITEMS and pair["n_differ"] == N_ITEMS  # the strict prompt always says tie
+    assert pair["agreement"]["estimate"] == 0.0
+    text = cli("report", session, "--format", "md", "--bootstrap", "0")
+    assert "Drift between judge versions" in text and "strict.txt)" in text  # Markdown escapes the path

@@ -12,7 +12,7 @@ from conftest import make_item
 from annotate.model import Assignment, ExternalLabel, Judgment, Suggestion, Timings
 from annotate.store import Store
 from annotate.store.merge import merge_session
-from annotate.store.schema import MIGRATIONS, _v10_tallies
+from annotate.store.schema import MIGRATIONS, _v9_tallies
 from annotate.store.store import SuggestionFailure
 from annotate.store.tallies import recount, session_tally
 
@@ -99,7 +99,7 @@ def test_a_file_from_before_the_tallies_is_counted_when_it_is_opened(store: Stor
     for table in ("item_tally", "label_tally", "suggestion_tally", "failure_tally", "progress_tally",
                   "item_progress", "overlap_tally"):
         conn.execute(f'DROP TABLE "{table}"')
-    conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(_v10_tallies)}")
+    conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(_v9_tallies)}")
     conn.commit()
     conn.close()
     with Store.open(path) as reopened:

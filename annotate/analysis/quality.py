@@ -18,11 +18,9 @@ import pandas as pd
 from annotate.analysis.bias import wilson_interval
 from annotate.analysis.clustered import share_of_items
 from annotate.analysis.estimate import json_number
+from annotate.quality_rules import FAST_MS  # re-exported: the report and the dashboard share one threshold
 
 __all__ = ["FAST_MS", "Share", "Timing", "attention_pass_rate", "gold_accuracy", "repeat_consistency", "timing"]
-
-FAST_MS = 3000
-"""Judgments faster than this (milliseconds) are counted as suspiciously fast."""
 
 
 @dataclass(frozen=True)

@@ -153,6 +153,8 @@ def rank_alpha(ranks: pd.DataFrame, *, n_boot: int = 1000, seed: int | None = 0)
     np.add.at(counts, (unit, index), 1.0)
     m = counts.sum(axis=1)
     pairable = m >= 2
+    if not pairable.any():  # no response ranked by two raters: nothing to agree on
+        return Estimate.undefined()
     unit_item = pd.factorize(ranks["item"])[0]
     item_of_unit = np.zeros(n_units, dtype=np.int64)
     item_of_unit[unit] = unit_item

@@ -5,7 +5,16 @@ message the core wrote, which names the file, line or field. Commands live in mo
 they are for; importing this package registers them all on `main`.
 """
 
-from annotate.cli import analysis, app, data, serve, sessions, suggestions, team  # noqa: F401  (registers the commands)
+from annotate.cli import (  # noqa: F401  (registers the commands)
+    analysis,
+    app,
+    data,
+    flags,
+    serve,
+    sessions,
+    suggestions,
+    team,
+)
 from annotate.cli.group import main
 
 __all__ = ["main"]

@@ -19,8 +19,10 @@ from annotate.cli.group import main
 @click.option("--raters-as-rows", is_flag=True,
               help="Wide files with one row per rater (names in the first column) and one column per unit, as in "
                    "Krippendorff's papers.")
-@click.option("--level", type=click.Choice(["nominal", "ordinal", "interval", "ratio"]), default="nominal",
-              show_default=True, help="Level of measurement for alpha; ordinal and above also weight Cohen's kappa.")
+@click.option("--level", type=click.Choice(["nominal", "ordinal", "interval", "ratio", "ranking"]), default="nominal",
+              show_default=True, help="Level of measurement for alpha; ordinal and above also weight Cohen's kappa. "
+                                      "ranking: each label ranks a unit's responses (b>a=c>d): Kendall's W and alpha "
+                                      "on the ranks.")
 @click.option("--order", default=None, metavar="L1,L2,...",
               help="Order of text labels at --level ordinal, lowest first (e.g. low,mid,high).")
 @click.option("--bootstrap", "n_boot", type=click.IntRange(0, 100_000), default=1000, show_default=True,
@@ -49,10 +51,16 @@ def agreement(file: Path, layout: str, raters_as_rows: bool, level: str, order: 
       annotate agreement sheet.csv --layout wide          # unit,alice,bob,carol
       annotate agreement kripp.csv --layout wide --raters-as-rows --level interval
       annotate agreement grades.csv --level ordinal --order low,mid,high --json
+      annotate agreement rankings.csv --level ranking     # labels such as b>a=c>d
     """
     from annotate.analysis.ratings_io import agreement_from_file, parse_column_map
     from annotate.report.build import file_agreement_report
 
+    if level == "ranking":
+        if order is not None:
+            raise click.UsageError("--order applies to --level nominal or ordinal, not ranking")
+        _ranking_agreement(file, layout, raters_as_rows, n_boot, seed, field_map, as_json)
+        return
     labels = None if order is None else [o for o in order.split(",") if o.strip()]
     if labels is not None and level not in ("nominal", "ordinal"):
         raise click.UsageError(f"--order applies to --level nominal or ordinal, not {level}")
@@ -66,6 +74,22 @@ def agreement(file: Path, layout: str, raters_as_rows: bool, level: str, order: 
             echo(f"warning: {one_line(warning)}", err=True)
     report = file_agreement_report(file, result, n_boot, seed)
     _print_report(report, "json" if as_json else "text")
+
+
+def _ranking_agreement(file: Path, layout: str, raters_as_rows: bool, n_boot: int, seed: int,
+                       field_map: tuple[str, ...], as_json: bool) -> None:
+    from annotate.analysis.rankings_io import ranking_agreement_from_file
+    from annotate.analysis.ratings_io import parse_column_map
+    from annotate.report.build import file_ranking_report
+
+    columns = parse_column_map(field_map) if field_map else None
+    result = ranking_agreement_from_file(file, layout, raters_as_rows, n_boot=n_boot, seed=seed, columns=columns)
+    if as_json:
+        from annotate.safe_text import one_line
+
+        for warning in result.warnings:
+            echo(f"warning: {one_line(warning)}", err=True)
+    _print_report(file_ranking_report(file, result, n_boot, seed), "json" if as_json else "text")
 
 
 def _print_report(report: Any, fmt: str) -> None:
@@ -102,11 +126,16 @@ def _print_report(report: Any, fmt: str) -> None:
                    "Default: humans only; judges are compared with them apart.")
 @click.option("--mtbench-human", default="expert", show_default=True, metavar="COHORT[,COHORT]",
               help="The cohorts that are 'human' in the MT-Bench per-turn table (e.g. expert,author).")
+@click.option("--alt-epsilon", type=click.FloatRange(0.0, 1.0, max_open=True), default=None, metavar="EPS",
+              help="Epsilon of the alternative annotator test (LLM judges as annotators). Default: 0.2 for "
+                   "expert annotators, 0.15 skilled, 0.1 crowd (the paper's rule of thumb; the smallest present).")
 @domain_errors
 def report(session: str, fmt: str, output: Path | None, force: bool, n_boot: int, seed: int | None,
-           include_planted: bool, majority: str, pool_llm: bool, mtbench_human: str) -> None:
+           include_planted: bool, majority: str, pool_llm: bool, mtbench_human: str,
+           alt_epsilon: float | None) -> None:
     """A lead's report on a session: a summary, then agreement, LLM judges against humans, MT-Bench pairwise
-    agreement, biases, quality and ranking.
+    agreement, biases, quality, ranking and the style-controlled ranking, LLM judges as
+    annotators (alternative annotator test) and annotator competence (Dawid-Skene, along the queue).
 
     The summary says whether agreement is reliable, which annotators are flagged and why, which biases
     are significant, whether the ranking is stable and what was dropped. The headline figures are the
@@ -131,7 +160,8 @@ def report(session: str, fmt: str, output: Path | None, force: bool, n_boot: int
         check_output(output, protected, force=force)  # before the bootstrap runs, not after
     with open_store(spec) as store:
         built = build_report(spec, store, n_boot=n_boot, seed=seed, include_planted=include_planted,
-                             majority=majority, pool_llm=pool_llm, mtbench_human=_cohorts(mtbench_human))
+                             majority=majority, pool_llm=pool_llm, mtbench_human=_cohorts(mtbench_human),
+                             alt_epsilon=alt_epsilon)
     if output is None:
         _print_report(built, fmt)
         return

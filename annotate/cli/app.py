@@ -14,8 +14,10 @@ from annotate.cli.group import main
 @session_argument
 @click.option("--annotator", required=True, envvar="ANNOTATE_ANNOTATOR", metavar="NAME",
               help="Who is annotating (also from $ANNOTATE_ANNOTATOR). Each name has its own queue.")
+@click.option("--theme", default=None, metavar="NAME",
+              help="dark, light or a Textual theme's name (nord, gruvbox, ...); t switches light and dark.")
 @domain_errors
-def start(session: str, annotator: str) -> None:
+def start(session: str, annotator: str, theme: str | None) -> None:
     """Open the annotation screen on ANNOTATOR's queue in SESSION.
 
     Starting again resumes at the first item without an answer. Press ? in the app for every key.
@@ -23,12 +25,13 @@ def start(session: str, annotator: str) -> None:
     \b
     Example:
       annotate start chat-evals --annotator alice
+      annotate start chat-evals --annotator alice --theme light
     """
     from annotate.session import load_session
     from annotate.tui import run_app
 
     name = annotator_name(annotator)
-    summary = run_app(load_session(session), name)
+    summary = run_app(load_session(session), name, theme=theme)
     echo(summary.line(command("start", session, "--annotator", name)))
 
 
@@ -39,12 +42,15 @@ def start(session: str, annotator: str) -> None:
 @click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
               envvar="ANNOTATE_DEMO_DIR",
               help="Where the demo session lives (also $ANNOTATE_DEMO_DIR). Default: ~/.cache/annotate/demo.")
-@click.option("--kind", "kind", type=click.Choice(["pairwise", "graded", "aspects", "single", "rubric"]),
+@click.option("--kind", "kind", type=click.Choice(["pairwise", "graded", "aspects", "single", "rubric", "ranking"]),
               default="pairwise", show_default=True,
               help="Which study design: pairwise (four outcomes), graded (a 5-point preference with both bad),"
-                   " aspects (one row per aspect of a pair), single (a 1-10 grade) or rubric (five criteria).")
+                   " aspects (one row per aspect of a pair), single (a 1-10 grade), rubric (five criteria) or"
+                   " ranking (four responses put in order, ties allowed).")
+@click.option("--theme", default=None, metavar="NAME",
+              help="dark, light or a Textual theme's name (nord, gruvbox, ...); t switches light and dark.")
 @domain_errors
-def demo(annotator: str | None, fresh: bool, folder: Path | None, kind: str) -> None:
+def demo(annotator: str | None, fresh: bool, folder: Path | None, kind: str, theme: str | None) -> None:
     """Try the annotation screen on a demo session (pairwise chat items unless --kind says otherwise).
 
     The demo lives in a cache folder, not in ./sessions; running it again resumes where you
@@ -57,6 +63,7 @@ def demo(annotator: str | None, fresh: bool, folder: Path | None, kind: str) -> 
       annotate demo --fresh
       annotate demo --kind graded
       annotate demo --kind aspects
+      annotate demo --kind ranking
     """
     import getpass
 
@@ -74,5 +81,5 @@ def demo(annotator: str | None, fresh: bool, folder: Path | None, kind: str) -> 
         if not annotator or not annotator[0].isalnum():
             annotator = "demo"
     spec = prepare_demo(folder, fresh=fresh, kind=kind)
-    summary = run_app(spec, annotator_name(annotator))
+    summary = run_app(spec, annotator_name(annotator), theme=theme)
     echo(summary.line(command(*resume)))

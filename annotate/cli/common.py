@@ -102,6 +102,39 @@ def command(*args: str) -> str:
     return shlex.join(["annotate", *args])
 
 
+def given_options(*, leave_out: tuple[str, ...] = ()) -> list[str]:
+    """The current command's options as typed again (`--cohort crowd`, `--map item=x`), those left at
+    their default and the parameters named in `leave_out` left out (for a command to suggest)."""
+    ctx = click.get_current_context()
+    words: list[str] = []
+    for param in ctx.command.params:
+        if not isinstance(param, click.Option) or param.name in leave_out or param.name is None:
+            continue
+        value = ctx.params.get(param.name)
+        if value is None or value == param.default or value == () or value is False:
+            continue
+        option = max(param.opts, key=len)
+        if param.is_flag:
+            words.append(option)
+        else:
+            for one in value if param.multiple else (value,):
+                words += [option, str(one)]
+    return words
+
+
+def file_format_hint(file: Path, *, reading: str, fmt: str | None, mapped: bool, command: list[str],
+                     items_command: list[str]) -> None:
+    """A one-line error when FILE looks like another format than the command would read it as
+    (annotate.formats.hints), saying what it looks like and the command that would work."""
+    from annotate.formats.hints import format_hint
+
+    hint = format_hint(file, reading=reading, format=fmt, mapped=mapped)  # type: ignore[arg-type]
+    if hint is not None:
+        options = given_options(leave_out=("fmt",))
+        raise click.ClickException(one_line(hint.message(
+            ["annotate", *command], options, ["annotate", *items_command])))
+
+
 def annotator_name(name: str, option: str = "--annotator") -> str:
     """`name` if it is a valid annotator name (what `start` accepts), else a usage error naming `option`."""
     from annotate.plan import ANNOTATOR_NAME

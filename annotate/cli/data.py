@@ -6,7 +6,15 @@ from pathlib import Path
 
 import click
 
-from annotate.cli.common import data_output, domain_errors, echo, force_option, rel, session_argument
+from annotate.cli.common import (
+    data_output,
+    domain_errors,
+    echo,
+    file_format_hint,
+    force_option,
+    rel,
+    session_argument,
+)
 from annotate.cli.group import main
 from annotate.safe_text import one_line
 
@@ -44,6 +52,8 @@ def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...]) -> N
     from annotate.session import load_session, open_store
 
     spec = load_session(session)
+    file_format_hint(file, reading="items", fmt=fmt, mapped=bool(field_map), command=["import", session],
+                     items_command=["import", session])
     with open_store(spec) as store:
         report = import_items(store, spec.schema, file, format=fmt, field_map=field_map)
     _print_import(f"{report.summary()} from {one_line(file.name)}", report.warnings)
@@ -125,6 +135,8 @@ def labels_import(
     from annotate.session import load_session, open_store
 
     spec = load_session(session)
+    file_format_hint(file, reading="labels", fmt=fmt, mapped=bool(field_map), command=["labels", "import", session],
+                     items_command=["import", session])
     rater_columns = [r.strip() for r in raters.split(",") if r.strip()] if raters else None
     if as_suggestions:
         from annotate.suggest.imported import import_suggestions
@@ -151,11 +163,13 @@ def labels_import(
 
 @main.command()
 @session_argument
-@click.option("--what", type=click.Choice(["items", "judgments", "labels", "suggestions", "preferences", "answers"]),
+@click.option("--what", type=click.Choice(["items", "judgments", "labels", "suggestions", "preferences", "answers",
+                                           "flags"]),
               default="judgments", show_default=True,
               help="items (with model names: for leads), judgments, imported labels, LLM suggestions (with their model"
                    " names: for leads), preferences (chosen/rejected pairs for DPO or a reward model) or answers (every"
-                   " question of the label schema, per judgment).")
+                   " question of the label schema, per judgment) or flags (items annotators flagged, open and"
+                   " cleared).")
 @click.option("--layout", type=click.Choice(["long", "wide"]), default="long", show_default=True,
               help="answers: one row per judgment and question (long) or per judgment with a column per question"
                    " (wide).")

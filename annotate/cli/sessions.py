@@ -57,18 +57,44 @@ def init(name: str, kind: str, guideline: str | None, seed: int | None, design: 
 
 @main.command()
 @session_argument
+@click.option("--watch", is_flag=True,
+              help="A live dashboard instead: each annotator's progress, pace, time per item, gold accuracy,"
+                   " attention checks, fast answers and agreement so far, refreshed while they work (read-only).")
+@click.option("--interval", type=float, default=2.0, show_default=True, metavar="SECONDS",
+              help="With --watch: seconds between refreshes.")
+@click.option("--window", type=float, default=15.0, show_default=True, metavar="MINUTES",
+              help="With --watch: the recent pace counts items done in the last MINUTES.")
 @domain_errors
-def status(session: str) -> None:
+def status(session: str, watch: bool, interval: float, window: float) -> None:
     """Show a session: its spec, items, annotators and their progress.
+
+    With --watch, a screen that refreshes every --interval seconds from the session file, which
+    it only reads (annotators are never slowed by it); q quits, r refreshes, s/S sort.
 
     \b
     Example:
       annotate status chat-evals
+      annotate status chat-evals --watch --interval 5
     """
+    from click.core import ParameterSource
+
     from annotate.session import load_session, open_store
     from annotate.status import session_status
 
+    given = [f"--{name}" for name in ("interval", "window")
+             if click.get_current_context().get_parameter_source(name) == ParameterSource.COMMANDLINE]
+    if given and not watch:
+        raise click.UsageError(f"{' and '.join(given)} go{'es' if len(given) == 1 else ''} with --watch")
+    if not interval > 0:
+        raise click.BadParameter(f"{interval:g}: expected a positive number of seconds", param_hint="--interval")
+    if not window > 0:
+        raise click.BadParameter(f"{window:g}: expected a positive number of minutes", param_hint="--window")
     spec = load_session(session)
+    if watch:
+        from annotate.tui.dashboard import run_dashboard
+
+        run_dashboard(spec, interval=interval, window_min=window)
+        return
     with open_store(spec) as store:
         echo(session_status(spec, store))
 

@@ -1,7 +1,7 @@
 """The demos: a scratch project with one session per study design and the shipped demo items.
 
 `annotate demo` opens the annotation screen on the pairwise demo; `annotate demo --kind graded`
-(or aspects, single, rubric) on the others. They live in a cache folder, never in the user's
+(or aspects, single, rubric, ranking) on the others. They live in a cache folder, never in the user's
 ./sessions, so trying the tool leaves their project alone; a second run reuses the session, so an
 annotator resumes where they stopped. The items were written for annotate (no public data).
 """
@@ -20,6 +20,7 @@ DEMO_SEED = 20240601
 DEMO_GUIDELINE = "pairwise-chat"
 ITEMS_FILE = "items.jsonl"
 SINGLE_ITEMS_FILE = "single_items.jsonl"
+RANKING_ITEMS_FILE = "ranking_items.jsonl"
 
 DEMOS: dict[str, tuple[str, str, str, str | None, str]] = {
     "pairwise": (DEMO_NAME, "pairwise", "outcomes", DEMO_GUIDELINE, ITEMS_FILE),
@@ -27,6 +28,7 @@ DEMOS: dict[str, tuple[str, str, str, str | None, str]] = {
     "aspects": ("demo-aspects", "pairwise", "aspects", None, ITEMS_FILE),
     "single": ("demo-single", "single", "outcomes", None, SINGLE_ITEMS_FILE),
     "rubric": ("demo-rubric", "rubric", "outcomes", None, SINGLE_ITEMS_FILE),
+    "ranking": ("demo-ranking", "ranking", "outcomes", None, RANKING_ITEMS_FILE),
 }
 """Demo kind -> (session name, task kind, design, guideline (None: the design's), items file)."""
 
@@ -41,7 +43,7 @@ def prepare_demo(folder: Path | None = None, fresh: bool = False, kind: str = "p
     """Create (if missing) the demo project at `folder` and return the spec of its `kind` demo.
 
     The project holds `folder/sessions/<name>.toml` plus its database for each demo opened so far
-    (DEMOS: pairwise, graded, aspects, single, rubric), each with a fixed seed and the items shipped
+    (DEMOS: pairwise, graded, aspects, single, rubric, ranking), each with a fixed seed and the items shipped
     in annotate/demo/. The import is idempotent, so calling this again reuses the session and its
     judgments. fresh=True deletes that demo session (its spec and database files, nothing else in
     `folder`) and starts over.

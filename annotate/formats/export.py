@@ -1,17 +1,23 @@
 """Exporting a session's items, judgments or imported labels as CSV, JSON Lines or Parquet.
 
 - items: one row per item. CSV and Parquet: id, kind, category, gold, prompt, conversation
-  (JSON), A, model_A, history_A (JSON), B, model_B, history_B (JSON), metadata (JSON); the
+  (JSON), A, model_A, history_A (JSON), B, model_B, history_B (JSON) (ranking sessions: also C,
+  model_C, history_C, ... up to the session's k), metadata (JSON); the
   column names are the import targets, so the CSV imports back as is. JSON Lines: the native
   item format, so `export --what items --format jsonl` round-trips through `import`. Model names
   are included: this export is for leads.
 - judgments: one row per current judgment (JUDGMENT_COLUMNS); `label` in slot space and
   `label_side` as it was seen on screen (left / right / tie / both_bad, via the assignment's
-  swapped flag). Judgments made under planted suggestions are left out unless asked for. The
+  swapped flag; for rankings the same ranking over display positions, `3>1=2>4`, via the
+  assignment's `display_order`, the slots at positions 1, 2, ... as `CADB`). Judgments made
+  under planted suggestions are left out unless asked for. The
   suggestion linked to the assignment: `suggestion_label` (slot space), `suggestion_model` and
   `suggestion_shown` (see `suggestion_shown`), so the suggestion analysis can be redone.
 - labels: the external labels (LABEL_COLUMNS), in the long layout `labels import` reads.
 - suggestions: every stored LLM suggestion (SUGGESTION_COLUMNS), planted ones flagged.
+- flags: every flag annotators raised (FLAG_COLUMNS), open and cleared, with the item's reference.
+- Judgments, items (CSV, Parquet) and flags carry `ref`, the item reference annotators see on screen
+  (annotate.refs), so a lead can find the item an annotator quotes.
 - preferences and answers: chosen / rejected pairs for training, and the answers per question of
   the label schema, long or wide (`annotate.formats.export_designs`); streamed row by row.
 
@@ -40,14 +46,16 @@ from annotate.outputs import Protected, atomic_output
 from annotate.safe_text import escape_json
 from annotate.store import Store
 
-WHATS = ("items", "judgments", "labels", "suggestions", "preferences", "answers")
+WHATS = ("items", "judgments", "labels", "suggestions", "preferences", "answers", "flags")
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 ITEM_COLUMNS = (
-    "id", "kind", "category", "gold", "prompt", "conversation", "A", "model_A", "history_A", "B", "model_B",
+    "id", "ref", "kind", "category", "gold", "prompt", "conversation", "A", "model_A", "history_A", "B", "model_B",
     "history_B", "metadata", "adjudicated",
 )
 JUDGMENT_COLUMNS = (
-    "uid", "annotator", "cohort", "item", "label", "label_side", "swapped", "initial_label", "scores", "rationale",
+    "uid", "annotator", "cohort", "item", "ref", "label", "label_side", "swapped", "display_order", "initial_label",
+    "scores",
+    "rationale",
     "confidence", "skip_reason", "guideline_id", "guideline_version", "shown_at", "first_input_ms", "submit_ms",
     "active_ms", "timings", "submitted_at", "condition", "purpose", "position", "planted", "superseded",
     "app_version", "suggestion_label", "suggestion_model", "suggestion_shown",
@@ -55,6 +63,10 @@ JUDGMENT_COLUMNS = (
 NATIVE_COLUMNS = ("id", "prompt", "conversation", "responses", "category", "gold", "metadata")
 LABEL_COLUMNS = ("source", "rater", "cohort", "item", "label", "raw")
 SUGGESTION_COLUMNS = ("item", "source_model", "label", "swapped_label", "planted", "prompt_hash", "rationale")
+FLAG_COLUMNS = (
+    "id", "item", "ref", "annotator", "kind", "note", "created", "position", "purpose", "cleared", "cleared_by",
+    "clear_note", "uid",
+)
 
 
 class ExportError(ValueError):
@@ -83,18 +95,28 @@ def export_rows(
             return PREFERENCE_COLUMNS, preference_rows(store, schema, aspect=aspect, include_planted=include_planted)
         return answer_columns(schema, layout), answer_rows(
             store, schema, layout=layout, include_superseded=include_superseded, include_planted=include_planted)
+    from annotate.refs import ref_maker
+    from annotate.store.refs import ref_key
+
+    ref = ref_maker(ref_key(store))
+    if what == "flags":
+        from annotate.store.flags import flag_rows
+
+        return FLAG_COLUMNS, ({**row, "ref": ref(row["item"])} for row in flag_rows(store))
     if what == "items":
         if native_items:
             return NATIVE_COLUMNS, (native_item(item) for item in store.iter_items())
         from annotate.adjudication import adjudicated_labels
 
         adjudicated = adjudicated_labels(store)
-        return ITEM_COLUMNS, (
-            {**_flat_item(item), "adjudicated": adjudicated.get(item.id)} for item in store.iter_items()
+        slots = _item_slots(schema)
+        return item_columns(schema), (
+            {**_flat_item(item, slots), "ref": ref(item.id), "adjudicated": adjudicated.get(item.id)}
+            for item in store.iter_items()
         )
     if what == "judgments":
         rows = store.judgment_export_rows(include_superseded, include_planted)
-        return JUDGMENT_COLUMNS, (_judgment(row, schema) for row in rows)
+        return JUDGMENT_COLUMNS, ({**_judgment(row, schema), "ref": ref(row["item"])} for row in rows)
     if what == "labels":
         return LABEL_COLUMNS, (
             {"source": lab.source, "rater": lab.rater, "cohort": lab.cohort, "item": lab.item_id,
@@ -188,13 +210,27 @@ def native_item(item: Item) -> dict[str, Any]:
     return row
 
 
-def _flat_item(item: Item) -> dict[str, Any]:
+def _item_slots(schema: LabelSchema | None) -> tuple[str, ...]:
+    """The response slots of the session's items: A and B, or a ranking's k slots."""
+    primary = schema.primary if schema is not None else None
+    return tuple(getattr(primary, "slots", ("A", "B"))) if primary is not None and primary.shape == "ranking" \
+        else ("A", "B")
+
+
+def item_columns(schema: LabelSchema | None = None) -> tuple[str, ...]:
+    """ITEM_COLUMNS, with C, model_C, history_C, ... before metadata for a ranking session's k slots."""
+    extra = tuple(c for slot in _item_slots(schema)[2:] for c in (slot, f"model_{slot}", f"history_{slot}"))
+    head = ITEM_COLUMNS.index("metadata")
+    return ITEM_COLUMNS[:head] + extra + ITEM_COLUMNS[head:]
+
+
+def _flat_item(item: Item, slots: Sequence[str] = ("A", "B")) -> dict[str, Any]:
     row: dict[str, Any] = {
         "id": item.id, "kind": item.kind, "category": item.category, "gold": item.gold, "prompt": item.prompt,
         "conversation": [{"role": m.role, "content": m.content} for m in item.conversation],
         "metadata": dict(item.metadata),
     }
-    for slot in ("A", "B"):
+    for slot in slots:
         try:
             response = item.response(slot)
         except KeyError:
@@ -229,9 +265,9 @@ def suggestion_shown(row: dict[str, Any], timings: dict[str, Any]) -> bool | Non
     return None
 
 
-def _label_side(label: str | None, swapped: bool, schema: LabelSchema | None) -> str | None:
-    """The label as the screen showed it (left / right, or a strength from the left's view); None
-    for grades and values outside the schema."""
+def _label_side(label: str | None, swapped: bool, schema: LabelSchema | None, order: str = "") -> str | None:
+    """The label as the screen showed it (left / right, a strength from the left's view, or a
+    ranking of display positions through ``order``); None for grades and values outside the schema."""
     if label is None:
         return None
     primary = schema.primary if schema is not None else None
@@ -240,7 +276,9 @@ def _label_side(label: str | None, swapped: bool, schema: LabelSchema | None) ->
     value = primary.parse(label)
     if value is None or not primary.sided:
         return None
-    return primary.to_side(value, order_of(swapped))
+    if primary.shape == "ranking" and not order:
+        return None  # a ranking whose display order was not kept cannot be put in screen terms
+    return primary.to_side(value, order_of(swapped, order or ()))
 
 
 def _judgment(row: dict[str, Any], schema: LabelSchema | None = None) -> dict[str, Any]:
@@ -250,7 +288,8 @@ def _judgment(row: dict[str, Any], schema: LabelSchema | None = None) -> dict[st
     timings = json.loads(row["timings"] or "{}")
     out.update(
         swapped=swapped, planted=bool(row["planted"]), superseded=bool(row["superseded"]),
-        label_side=_label_side(label, swapped, schema),
+        label_side=_label_side(label, swapped, schema, row.get("display_order") or ""),
+        display_order=row.get("display_order") or None,
         scores=json.loads(row["scores"] or "{}"), timings=timings,
         suggestion_shown=suggestion_shown(row, timings),
     )

@@ -9,7 +9,8 @@
   same preference), `agreement` (their share) and `label_source` (gold, adjudicated or majority).
   Graded answers count through the preference they collapse to; `mean_strength` is their mean
   strength towards the chosen response (graded schemas only). For aspect schemas `aspect` picks the
-  question (default: the primary one).
+  question (default: the primary one). Ranking sessions give one row per item and pair of its
+  responses, from the pairs the rankings imply (`_implied_preference_rows`).
 - `answers`: every judgment's answer to every question of the schema, in slot space, with the side
   it was shown on: long (one row per judgment and question) or wide (one row per judgment, a column
   per question and one per question's side).
@@ -35,10 +36,10 @@ PREFERENCE_COLUMNS = (
 HUMAN_COHORTS = ("expert", "crowd")
 ANSWER_LONG_COLUMNS = (
     "uid", "annotator", "cohort", "item", "question", "value", "value_side", "preference", "number", "swapped",
-    "purpose", "condition", "submitted_at", "superseded", "planted",
+    "display_order", "purpose", "condition", "submitted_at", "superseded", "planted",
 )
-ANSWER_BASE_COLUMNS = ("uid", "annotator", "cohort", "item", "swapped", "purpose", "condition", "submitted_at",
-                       "superseded", "planted")
+ANSWER_BASE_COLUMNS = ("uid", "annotator", "cohort", "item", "swapped", "display_order", "purpose", "condition",
+                       "submitted_at", "superseded", "planted")
 LAYOUTS = ("long", "wide")
 
 
@@ -77,6 +78,9 @@ def _preference_rows(
 
     primary = question.name == schema.primary_name
     adjudicated = adjudicated_labels(store) if primary else {}
+    if question.shape == "ranking":
+        yield from _implied_preference_rows(store, question, adjudicated, include_planted)
+        return
     for item_id, votes in votes_by_item(store, include_planted=include_planted):
         values = []
         for vote in votes:
@@ -105,6 +109,51 @@ def _preference_rows(
             "mean_strength": sum(towards) / len(towards) if towards and question.level != "nominal" else None,
             "category": item.category,
         }
+
+
+def _implied_preference_rows(
+    store: Store, question: Question, adjudicated: dict[str, str], include_planted: bool,
+) -> Iterator[dict[str, Any]]:
+    """Ranking sessions: one row per item and pair of its responses (x before y in slot order) whose
+    reference is that one of the two is better: the pair the gold ranking implies, else the
+    adjudicated ranking's, else the majority of the human rankings' implied outcomes for the pair
+    (x better, y better or tied); a tie or a tied majority gives no row."""
+    from annotate.store.streams import votes_by_item
+
+    for item_id, votes in votes_by_item(store, include_planted=include_planted):
+        pairs = [question.pairs(v) for vote in votes if vote.cohort in HUMAN_COHORTS
+                 and (v := question.parse(vote.label)) is not None]
+        item = store.item(item_id)
+        fixed = None
+        for label, source in ((item.gold, "gold"), (adjudicated.get(item_id), "adjudicated")):
+            ranking = question.parse(label) if label is not None else None
+            if ranking is not None:
+                fixed = ({(x, y): o for x, y, o in question.pairs(ranking)}, source)
+                break
+        slots = question.slots  # type: ignore[attr-defined]
+        for i, x in enumerate(slots):
+            for y in slots[i + 1:]:
+                outcomes = [o for implied in pairs for a, b, o in implied if (a, b) == (x, y)]
+                if fixed is not None:
+                    reference, source = fixed[0][(x, y)], fixed[1]
+                else:
+                    counts = Counter(outcomes).most_common()
+                    tied = not counts or (len(counts) > 1 and counts[0][1] == counts[1][1])
+                    reference, source = (None if tied else counts[0][0]), "majority"
+                if reference not in ("A", "B"):
+                    continue
+                chosen_slot, rejected_slot = (x, y) if reference == "A" else (y, x)
+                chosen, rejected = item.response(chosen_slot), item.response(rejected_slot)
+                agree = sum(1 for o in outcomes if o == reference)
+                yield {
+                    "item": item.id, "prompt": item.prompt,
+                    "conversation": [{"role": m.role, "content": m.content} for m in item.conversation],
+                    "chosen": chosen.text, "rejected": rejected.text, "chosen_model": chosen.model,
+                    "rejected_model": rejected.model, "chosen_slot": chosen_slot, "label_source": source,
+                    "n_votes": len(outcomes), "n_agree": agree,
+                    "agreement": agree / len(outcomes) if outcomes else None,
+                    "mean_strength": None, "category": item.category,
+                }
 
 
 def _reference(question: Question, gold: str | None, adjudicated: str | None, values: list[str],
@@ -146,10 +195,11 @@ def _answer_rows(
 
     for row in judgment_answers(store, include_superseded, include_planted):
         swapped = bool(row["swapped"])
-        order = order_of(swapped)
+        order = order_of(swapped, row["display_order"] or ())
         answers = schema.decode(row["label"], json.loads(row["scores"] or "{}"))
         base = {k: row[k] for k in ANSWER_BASE_COLUMNS}
-        base.update(swapped=swapped, superseded=bool(row["superseded"]), planted=bool(row["planted"]))
+        base.update(swapped=swapped, superseded=bool(row["superseded"]), planted=bool(row["planted"]),
+                    display_order=row["display_order"] or None)
         if layout == "wide":
             wide = dict(base)
             for q in schema.questions:

@@ -1,6 +1,7 @@
 """Build a `Report` (data) from a ratings file or from a session.
 
-`file_agreement_report` backs `annotate agreement`; `build_report` backs `annotate report`.
+`file_agreement_report` (and `file_ranking_report` for `--level ranking`) backs `annotate agreement`;
+`build_report` backs `annotate report`.
 
 What enters the session report (each rule is also stated in the report's notes):
 
@@ -12,7 +13,10 @@ What enters the session report (each rule is also stated in the report's notes):
 * agreement, pairwise agreement and ranking use one vote per (item, rater): the first main one, so
   a repeat of an item does not count twice, and attention checks are left out; quality uses them;
 * pairwise labels are slot-space A / B / tie / both_bad; MT-Bench agreement and the rankings merge
-  tie, both bad and inconsistent verdicts into one tie class.
+  tie, both bad and inconsistent verdicts into one tie class;
+* ranking sessions' labels are whole rankings in slot space (`C>A=B>D`): section Rankings measures
+  agreement on their mid-ranks and the position bias by display position, and section Ranking
+  ranks the models from the pairs each ranking implies.
 """
 
 from __future__ import annotations
@@ -55,6 +59,37 @@ def file_agreement_report(path: Path | str, result: FileAgreement, n_boot: int, 
     return Report("Inter-rater agreement", meta, (section,), agreement_json(table))
 
 
+def file_ranking_report(path: Path | str, result: Any, n_boot: int, seed: int | None) -> Report:
+    """Agreement on the rankings of one ratings file (`annotate agreement --level ranking`) as a report;
+    ``data`` is `FileRankingAgreement.to_json`."""
+    from annotate.report.cells import estimate_cell, interval_cell, number_cell
+    from annotate.report.model import Column, Table
+    from annotate.report.sections.rankings import ALPHA_NOTE, W_NOTE
+    from annotate.report.tables import CI_NOTE
+
+    low, high = result.k
+    meta = (
+        ("file", str(path)),
+        ("rankings", f"{result.n_rankings} from {plural(len(result.raters), 'rater')} on "
+                     f"{plural(result.n_units, 'unit')}, {low if low == high else f'{low} to {high}'} responses each"),
+        ("level", "ranking (Kendall's W; alpha at the ordinal level on the ranks)"),
+    )
+    w, alpha = result.kendall_w, result.alpha
+    why = "no unit ranked by two raters" if w.mean.n_units == 0 else "every ranking of every unit ties all responses"
+    row = (estimate_cell(w.mean, "units", why), interval_cell(w.mean, "units"),
+           number_cell(w.chance, w.mean.n_units, "units", "no unit ranked by two raters"),
+           estimate_cell(alpha, "units"), interval_cell(alpha, "units"), w.mean.n_units, w.mean.n_raters,
+           w.mean.n_pairable, w.tied_rankings)
+    columns = (Column("Kendall's W", "num"), Column("W 95 % CI", "ci"), Column("chance", "num"),
+               Column("alpha (ordinal, ranks)", "num"), Column("alpha 95 % CI", "ci"), Column("units", "int"),
+               Column("raters", "int"), Column("rankings", "int"), Column("tied rankings", "int"))
+    notes = (W_NOTE.replace("item", "unit"), ALPHA_NOTE.replace("item", "unit"),
+             CI_NOTE.format(n_boot=n_boot, seed=seed))
+    table = Table("ranking_agreement", "Agreement on the rankings", columns, (row,), notes)
+    section = Section("agreement", "Agreement", (table,), tuple(result.warnings))
+    return Report("Agreement on rankings", meta, (section,), result.to_json())
+
+
 def build_report(
     spec: SessionSpec,
     store: Store,
@@ -66,16 +101,19 @@ def build_report(
     majority: str = "plurality",
     pool_llm: bool = False,
     mtbench_human: tuple[str, ...] = ("expert",),
+    alt_epsilon: float | None = None,
 ) -> Report:
     """The lead's report on a session: summary, agreement, LLM judges against humans, pairwise (MT-Bench)
-    agreement, biases, quality, ranking.
+    agreement, biases, quality, ranking, style-controlled ranking, LLM judges as annotators, annotator
+    competence; grades, aspects and rankings where the design has them.
 
     n_boot: bootstrap resamples (of items) for every interval (0: none); seed: their seed (default: the
     session's); include_planted: count judgments made under planted suggestions; max_rows: rows of
     per-rater tables shown in text / Markdown / HTML (the raters with most votes; JSON has all);
     majority: the rule that gives one verdict per item (`annotate.analysis.majority`); pool_llm: pool
     LLM judges with the human raters in the headline figures; mtbench_human: the cohorts that are
-    "human" in the MT-Bench per-turn table.
+    "human" in the MT-Bench per-turn table; alt_epsilon: epsilon of the alternative annotator test
+    (None: the paper's rule of thumb for the human cohorts present).
     """
     from annotate.analysis.majority import MAJORITY_RULES
 
@@ -88,7 +126,9 @@ def build_report(
     primary = spec.schema.primary
     categories: tuple[Any, ...] = () if primary is None else primary.scale
     scored, rule = None, ""
-    if primary is not None and primary.collapse_rule:  # graded: agreement on the strengths, the rest on preferences
+    if primary is not None and primary.shape == "ranking":
+        categories = ()
+    elif primary is not None and primary.collapse_rule:  # graded: agreement on the strengths, the rest on preferences
         numbers = unique["value"].map(primary.number) if len(unique) else unique["label"]
         scored = unique.assign(label=numbers).loc[numbers.notna()]
         rule = primary.collapse_rule
@@ -117,12 +157,19 @@ def build_report(
     )
     from annotate.report.sections.agreement import agreement_section
     from annotate.report.sections.bias import bias_section
+    from annotate.report.sections.competence import competence_section
+    from annotate.report.sections.judge_trust import judge_trust_section
     from annotate.report.sections.judges import judges_section
     from annotate.report.sections.pairwise import pairwise_section
     from annotate.report.sections.quality import quality_section
     from annotate.report.sections.ranking import ranking_section
+    from annotate.report.sections.style_control import style_control_section
 
-    builders = (agreement_section, judges_section, pairwise_section, bias_section, quality_section, ranking_section)
+    def judge_trust(context: Context, source: Store) -> tuple[Section, dict[str, Any]]:
+        return judge_trust_section(context, source, epsilon=alt_epsilon)
+
+    builders = (agreement_section, judges_section, pairwise_section, bias_section, quality_section, ranking_section,
+                style_control_section, judge_trust, competence_section)
     sections, data = [], {}
     for builder in builders:
         section, payload = builder(ctx, store)
@@ -134,12 +181,24 @@ def build_report(
     data["grades"] = None if graded is None else graded[1]
     if graded is not None:
         sections.insert(1, graded[0])  # after agreement: what a lead of a grading study reads first
+    from annotate.report.sections.rankings import rankings_section
+
+    ranked = rankings_section(ctx, store) if not votes.empty else None
+    data["rankings"] = None if ranked is None else ranked[1]
+    if ranked is not None:
+        sections.insert(1, ranked[0])  # after agreement, which points here
     from annotate.report.sections.aspects import aspects_section
 
     asked = aspects_section(ctx, store) if not votes.empty else None
     data["aspects"] = None if asked is None else asked[1]
     if asked is not None:
         sections.append(asked[0])
+    from annotate.report.sections.flags import flags_section
+
+    flagged = flags_section(ctx, store)
+    data["flags"] = None if flagged is None else flagged[1]
+    if flagged is not None:
+        sections.append(flagged[0])
     from annotate.report.suggestions import suggestions_section
 
     suggested = suggestions_section(spec, store, n_boot=n_boot, seed=seed, max_rows=max_rows)
@@ -154,7 +213,7 @@ def build_report(
     sections.insert(0, summary)
     notes: tuple[str, ...] = ()
     if votes.empty:  # the JSON keeps every (empty) section; the readable formats say why there is nothing
-        sections = [s for s in sections if s.key == "suggestions"]
+        sections = [s for s in sections if s.key in ("suggestions", "flags")]
         notes = (NO_VOTES,)
     document = {
         "report_version": REPORT_VERSION,

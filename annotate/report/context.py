@@ -64,6 +64,11 @@ class Context:
         return self.spec.kind == "pairwise"
 
     @property
+    def ranking(self) -> bool:
+        """A session that ranks k responses per item (`annotate.design.Ranking`)."""
+        return self.spec.kind == "ranking"
+
+    @property
     def agreement_all(self) -> pd.DataFrame:
         """`unique` as agreement measures it (graded: the strength as a number), every cohort."""
         return self.unique if self.scored is None else self.scored
@@ -162,7 +167,13 @@ def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tup
     votes = votes.loc[known].assign(value=values[known])
     votes["label"] = _label_column(primary, votes["value"])
     votes["gold"] = votes["gold"].map(lambda g: _gold(primary, g))
-    if primary.sided:  # the side of the preference, as position bias reads it
+    if primary.shape == "ranking":  # the ranking over display positions, as the screen showed it
+        judged = (votes["source"] == "judgment") & votes["display_order"].notna()
+        votes.loc[judged, "label_side"] = [
+            primary.to_side(value, tuple(str(order)))
+            for value, order in zip(votes.loc[judged, "value"], votes.loc[judged, "display_order"], strict=True)
+        ]
+    elif primary.sided:  # the side of the preference, as position bias reads it
         judged = votes["source"] == "judgment"
         votes.loc[judged, "label_side"] = [
             slot_to_side(label, bool(swapped))
@@ -173,9 +184,12 @@ def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tup
 
 def _label_column(question: Question, values: pd.Series) -> pd.Series:
     """What the sections read as `label`: the preference A / B / tie / both_bad for pairwise
-    questions (collapsed from a graded strength), the grade as a number for grades."""
+    questions (collapsed from a graded strength), the grade as a number for grades, the canonical
+    ranking text (slot space, `C>A=B>D`) for rankings, which do not collapse to one preference."""
     import pandas as pd
 
+    if question.shape == "ranking":
+        return values
     if question.sided:
         return values.map(question.preference)
     return pd.to_numeric(values.map(question.number))
@@ -187,7 +201,9 @@ def _gold(question: Question, gold: object) -> object:
         return None
     value = question.parse(gold)
     if value is None:
-        return gold if question.sided and gold in PREFERENCES else None
+        return gold if question.sided and gold in PREFERENCES and question.shape != "ranking" else None
+    if question.shape == "ranking":
+        return value
     return question.preference(value) if question.sided else question.number(value)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from annotate.report.context import not_enough
 from annotate.report.model import Chart, Column, Section, Table
 from annotate.text import plural
 
@@ -110,6 +111,12 @@ def _headline(result: AnchoringResult) -> list[str]:
         if base is not None and base.over_reliance.defined:
             text += f", against {_pct(base.over_reliance.estimate)} when not shown"
         d = effect.delta
+        if not d.defined:  # no baseline to compare with: say so, never `Δ = +nan`
+            n_base = base.over_reliance.n_pairable if base is not None else 0
+            why = ("Δ needs wrong suggestions in the none arm (stored, not shown)" if base is not None
+                   else "Δ needs a none arm (suggestions stored, not shown)")
+            lines.append(text + f"; anchoring effect Δ: {not_enough(n_base, 'wrong suggestions in none', why)}.")
+            continue
         text += f"; anchoring effect Δ = {d.estimate:+.3f} {_ci(d)}, randomization p = {_p(effect.p_value)}"
         if d.ci_low <= 0 <= d.ci_high and effect.p_value < 0.05:
             disagree = True

@@ -5,7 +5,7 @@ A queue is an annotator's assignments in position order: every purpose but `adju
 annotating, only `adjudication` for adjudicating. Queue *indexes* (0, 1, 2, ...) count entries of
 that queue; *positions* are the stored ones, unique per annotator but not always contiguous (a
 first plan drops never-shown default assignments). The counts come from the running tallies of
-the tallies migration (v10); every other query walks the covering indexes made by migration 4 (assignments by
+the tallies migration (v9); every other query walks the covering indexes made by migration 4 (assignments by
 annotator, position and purpose; current judgments by assignment), so its cost grows with the rows
 it returns or scans, not with the session.
 """

@@ -217,6 +217,31 @@ def _v7_display_order(db: sqlite_utils.Database) -> None:
     db["assignments"].add_column("display_order", str)
 
 
+def _v8_flags(db: sqlite_utils.Database) -> None:
+    """Flags (annotate.flags): an annotator's word that an item has a problem, per assignment, kept
+    when cleared (who and when); and the key of the session's item references (annotate.refs)."""
+    db.execute(
+        "CREATE TABLE flags ("
+        " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " uid TEXT NOT NULL,"
+        " assignment_id INTEGER NOT NULL REFERENCES assignments(id),"
+        " item_id TEXT NOT NULL REFERENCES items(id),"
+        " annotator_id INTEGER NOT NULL REFERENCES annotators(id),"
+        " kind TEXT NOT NULL,"
+        " note TEXT NOT NULL DEFAULT '',"
+        " created TEXT NOT NULL,"
+        " cleared TEXT,"
+        " cleared_by TEXT,"
+        " clear_note TEXT NOT NULL DEFAULT '')"
+    )
+    db.execute("CREATE UNIQUE INDEX idx_flags_uid ON flags (uid)")
+    db.execute("CREATE INDEX idx_flags_assignment ON flags (assignment_id)")
+    db.execute("CREATE INDEX idx_flags_item ON flags (item_id)")
+    from annotate.refs import REF_KEY_META, new_ref_key
+
+    db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", [REF_KEY_META, new_ref_key()])
+
+
 _TALLY_TABLES = (
     'CREATE TABLE "item_tally" ("category" TEXT NOT NULL PRIMARY KEY, "items" INTEGER NOT NULL,'
     ' "gold" INTEGER NOT NULL) WITHOUT ROWID',
@@ -313,7 +338,7 @@ def _count_in(table: str, keys: dict[str, str], counter: str) -> str:
             f' UPDATE "{table}" SET "{counter}" = "{counter}" + 1 WHERE {where};')
 
 
-def _v10_tallies(db: sqlite_utils.Database) -> None:
+def _v9_tallies(db: sqlite_utils.Database) -> None:
     """Running counts kept by triggers, so `annotate status` (and the app's start) read a few rows
     whatever the session's size (DESIGN.md section 8: status is a query, not a load).
 
@@ -381,9 +406,7 @@ Migration = Callable[[sqlite_utils.Database], None]
 
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial, _v2_suggestion_failures, _v3_merges, _v4_identity, _v5_external_label_order, _v6_links,
-    _v7_display_order,
-    # v8 (spans) and v9 (annotator) land from other branches before this one.
-    _v10_tallies,
+    _v7_display_order, _v8_flags, _v9_tallies,
 )
 """MIGRATIONS[i] takes the schema from version i to version i + 1."""
 

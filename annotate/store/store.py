@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 BUSY_TIMEOUT_MS = 30_000
+READ_ONLY_BY_CHOICE = "opened read-only, only to watch it"
+"""The read-only reason of a file this user could write but opened with `read_only=True`."""
 
 
 class ItemConflict(StoreError):
@@ -120,13 +122,16 @@ class Store:
 
     @classmethod
     @health.session_file_errors
-    def open(cls, path: Path | str, create: bool = False) -> Store:
+    def open(cls, path: Path | str, create: bool = False, read_only: bool = False) -> Store:
         """Open a session file; with create=True make it (and migrate) when it is missing. A file
-        this user cannot write is opened read-only; a broken one is a SessionFileError that says
-        what is wrong and what to do (store/health.py)."""
+        this user cannot write is opened read-only, and so is any file with read_only=True (a
+        watcher such as `status --watch`: it never migrates, writes or takes a write lock); a
+        broken one is a SessionFileError that says what is wrong and what to do (store/health.py)."""
         path = Path(path)
-        health.check_before_open(path, create)
+        health.check_before_open(path, create and not read_only)
         access = health.access(path)
+        if read_only and access.mode == "rw":
+            access = health.Access("ro", READ_ONLY_BY_CHOICE)
         if access.mode != "rw":
             return cls._open_read_only(path, access)
         conn = health.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
@@ -660,7 +665,7 @@ class Store:
             where.append("COALESCE(s.planted, 0) = 0")
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         sql = (
-            "SELECT j.uid, n.name AS annotator, n.cohort, a.item_id AS item, j.label, a.swapped,"
+            "SELECT j.uid, n.name AS annotator, n.cohort, a.item_id AS item, j.label, a.swapped, a.display_order,"
             " j.initial_label, j.scores, j.rationale, j.confidence, j.skip_reason, j.guideline_id,"
             " j.guideline_version, j.shown_at, j.first_input_ms, j.submit_ms, j.active_ms, j.timings,"
             " j.submitted_at, j.app_version, a.condition, a.purpose, a.position,"

@@ -1,4 +1,4 @@
-"""What a session holds, counted: read from the running tallies the tallies migration (v10) keeps (store/schema.py),
+"""What a session holds, counted: read from the running tallies the tallies migration (v9) keeps (store/schema.py),
 so the answer costs a few rows whatever the session's size (`annotate status`, the app's start).
 
 `recount` computes the same figures from the rows themselves (a scan of the session), which is

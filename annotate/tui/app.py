@@ -22,17 +22,21 @@ from textual import on, work
 from textual.app import App
 from textual.message import Message
 
+from annotate.flags import Flag
 from annotate.guidelines import Guideline, GuidelineError, load_guideline
 from annotate.model import Assignment, Event, Judgment
 from annotate.plan import PLAN_META_KEY, ensure_default_queue
+from annotate.refs import ref_maker
 from annotate.spec import SessionSpec
 from annotate.store import StaleAssignment, Store
 from annotate.store.health import error_text
+from annotate.store.refs import ref_key
 from annotate.store.sittings import HEARTBEAT_S, Sitting, heartbeat
 from annotate.tui.queue import Prefetcher, Queue, StoreRunner
 from annotate.tui.render import Doc, DocLines, LineCache
 from annotate.tui.screens.item import ItemScreen
 from annotate.tui.summary import SittingSummary
+from annotate.tui.themes import theme_name
 from annotate.tui.widgets.progress_line import BREAK_AFTER_S
 
 BREAK_RESET_NS = 5 * 60 * 1_000_000_000
@@ -95,6 +99,8 @@ class AnnotateApp(App[None]):
         self.annotator = annotator
         """The annotator's name."""
         self.queue = queue
+        self.item_ref = ref_maker(ref_key(store))
+        """Item id -> its short reference (annotate.refs), shown on the progress line."""
         self.guideline = guideline
         """The session's guideline, stamped on every judgment; None when it failed to load."""
         self.guideline_error = guideline_error
@@ -224,6 +230,18 @@ class AnnotateApp(App[None]):
             partial(self.store.submit, judgment, list(events), shown=assignment, sitting_id=sitting_id)
         )
         self._track(future, assignment.position, judgment)
+
+    def write_flag(self, flag: Flag, events: Sequence[Event], assignment: Assignment) -> None:
+        """Queue a flag (with its events) on `assignment` as shown."""
+        from annotate.store.flags import add_flag
+
+        self._track(self.runner.call(partial(add_flag, self.store, flag, list(events), shown=assignment)), -1, None)
+
+    def write_withdrawal(self, assignment: Assignment, events: Sequence[Event]) -> None:
+        """Queue the withdrawal of the annotator's open flags on `assignment`."""
+        from annotate.store.flags import withdraw_flags
+
+        self._track(self.runner.call(partial(withdraw_flags, self.store, assignment, list(events))), -1, None)
 
     def write_events(self, events: Sequence[Event], assignment: Assignment | None = None) -> None:
         """Queue events that belong to no submit (about `assignment`, when they are)."""
@@ -391,7 +409,7 @@ class AnnotateApp(App[None]):
 def make_app(
     spec: SessionSpec, store: Store, annotator: str, *, guideline: Guideline | None = None,
     clock: Callable[[], int] = time.monotonic_ns, sitting_clock: Callable[[], float] = time.monotonic,
-    open_guideline: bool | None = None, sitting: Sitting | None = None,
+    open_guideline: bool | None = None, sitting: Sitting | None = None, theme: str | None = None,
 ) -> AnnotateApp:
     """The app for `annotator` on the session `spec` stored in `store` (already open).
 
@@ -409,11 +427,14 @@ def make_app(
     hashes = tuple(store.get_meta(k) for k in DESIGN_KEYS)
     queue = load()
     guideline, error = session_guideline(spec, guideline)
-    return AnnotateApp(
+    app = AnnotateApp(
         spec, store, annotator, queue, guideline, guideline_error=error,
         clock=clock, sitting_clock=sitting_clock, open_guideline=open_guideline,
         load_queue=load, sitting=sitting, design_hashes=hashes,
     )
+    if theme:
+        app.theme = theme_name(theme)
+    return app
 
 
 def session_guideline(spec: SessionSpec, guideline: Guideline | None) -> tuple[Guideline | None, str]:
@@ -428,6 +449,7 @@ def session_guideline(spec: SessionSpec, guideline: Guideline | None) -> tuple[G
 
 def run_app(
     spec: SessionSpec, annotator: str, db: Path | None = None, *, display: str = "terminal",
+    theme: str | None = None,
 ) -> SittingSummary:
     """Open the session's store, run the app until the annotator quits, close the store; return
     what the queue holds then (the CLI prints it).
@@ -439,6 +461,7 @@ def run_app(
     """
     from annotate.session import check_identity
 
+    theme = theme_name(theme) if theme else None  # a bad name is refused before the file is opened
     guideline = load_guideline(spec.guideline, spec.project_dir)
     with Store.open(db or spec.db) as store:
         store.require_writable("annotating writes to it")
@@ -450,7 +473,8 @@ def run_app(
         if no_queue(store, annotator):  # refused before anything is written (no annotator row, no sitting)
             raise ValueError(empty())
         return run_in_sitting(
-            store, annotator, lambda sitting: make_app(spec, store, annotator, guideline=guideline, sitting=sitting),
+            store, annotator,
+            lambda sitting: make_app(spec, store, annotator, guideline=guideline, sitting=sitting, theme=theme),
             empty, display=display,
         )
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar, overload
 
+from annotate.flags import Flag
 from annotate.model import Assignment, Item, Judgment
 from annotate.store import Store
 from annotate.tui.render import Doc, DocLines, LineCache
@@ -264,7 +265,11 @@ class Queue:
         self._pages: OrderedDict[int, list[tuple[Assignment, Judgment | None]]] = OrderedDict()
         self._stored: dict[int, Judgment | None] = {}
         """Assignment id -> the judgment the file held when its page was read, for loaded pages."""
-        self._pending: dict[int, Future[list[tuple[Assignment, Judgment | None]]]] = {}
+        self._pending: dict[int, Future[_Page]] = {}
+        self._stored_flags: dict[int, tuple[Flag, ...]] = {}
+        """Assignment id -> its open flags when its page was read, for loaded pages."""
+        self._local_flags: dict[int, tuple[Flag, ...]] = {}
+        """Open flags as this sitting left them, by assignment id (they win over the pages')."""
         self._local: dict[int, Judgment | None] = {}
         """Answers written (or found lost) in this sitting, by assignment id; None: no answer."""
         self._reader: StoreRunner | None = None
@@ -282,13 +287,11 @@ class Queue:
 
     # -- pages -----------------------------------------------------------------------------------
 
-    def _read_page(self, page: int) -> list[tuple[Assignment, Judgment | None]]:
-        from annotate.store.queues import queue_slice
-
+    def _read_page(self, page: int) -> _Page:
         if self._reader is None:
-            return queue_slice(self.store, self.annotator, page * PAGE, PAGE, self.adjudication)
+            return _page_with_flags(self.store, self.annotator, page * PAGE, PAGE, self.adjudication)
         return self._reader.call(
-            queue_slice, self._reader.store, self.annotator, page * PAGE, PAGE, self.adjudication
+            _page_with_flags, self._reader.store, self.annotator, page * PAGE, PAGE, self.adjudication
         ).result()
 
     def page(self, page: int) -> list[tuple[Assignment, Judgment | None]]:
@@ -296,13 +299,15 @@ class Queue:
         found = self._pages.get(page)
         if found is None:
             pending = self._pending.pop(page, None)
-            found = pending.result() if pending is not None else self._read_page(page)
+            found, flags = pending.result() if pending is not None else self._read_page(page)
             self._pages[page] = found
             self._stored.update((a.id, j) for a, j in found)
+            self._stored_flags.update((a.id, tuple(flags.get(a.id, ()))) for a, _j in found)
             while len(self._pages) > PAGES_KEPT:
                 _, evicted = self._pages.popitem(last=False)
                 for a, _j in evicted:
                     self._stored.pop(a.id, None)
+                    self._stored_flags.pop(a.id, None)
         self._pages.move_to_end(page)
         return found
 
@@ -310,13 +315,11 @@ class Queue:
         """Start reading the pages of `index` and its neighbours, without waiting."""
         if self._reader is None:
             return
-        from annotate.store.queues import queue_slice
-
         for page in {index // PAGE, (index + PAGE // 2) // PAGE, max(0, index - PAGE // 2) // PAGE}:
             if page * PAGE >= self.total or page in self._pages or page in self._pending:
                 continue
             self._pending[page] = self._reader.call(
-                queue_slice, self._reader.store, self.annotator, page * PAGE, PAGE, self.adjudication
+                _page_with_flags, self._reader.store, self.annotator, page * PAGE, PAGE, self.adjudication
             )
 
     def entry(self, index: int) -> tuple[Assignment, Judgment | None]:
@@ -344,6 +347,16 @@ class Queue:
         if self._local.get(judgment.assignment_id) is judgment:
             self._count(judgment, -1)
             self._local[judgment.assignment_id] = None
+
+    def flags(self, assignment_id: int) -> tuple[Flag, ...]:
+        """The open flags on an assignment of a loaded page (or as this sitting left them)."""
+        if assignment_id in self._local_flags:
+            return self._local_flags[assignment_id]
+        return self._stored_flags.get(assignment_id, ())
+
+    def set_flags(self, assignment_id: int, flags: tuple[Flag, ...]) -> None:
+        """The app flagged (or withdrew the flags of) an assignment: these are its open flags now."""
+        self._local_flags[assignment_id] = flags
 
     def _count(self, judgment: Judgment | None, sign: int) -> None:
         if judgment is not None:
@@ -417,6 +430,19 @@ class Queue:
         if self._reader is None:
             return func(self.store, *args)
         return self._reader.call(func, self._reader.store, *args).result()
+
+
+_Page = tuple[list[tuple[Assignment, Judgment | None]], dict[int, list[Flag]]]
+"""A page of a queue: its entries, and the open flags of those that have any."""
+
+
+def _page_with_flags(store: Store, annotator: str, start: int, count: int, adjudication: bool) -> _Page:
+    """One page of entries and their open flags (on the reader thread: one query each)."""
+    from annotate.store.flags import open_flags
+    from annotate.store.queues import queue_slice
+
+    entries = queue_slice(store, annotator, start, count, adjudication)
+    return entries, open_flags(store, [a.id for a, _j in entries])
 
 
 class _Entries(Sequence[Assignment]):

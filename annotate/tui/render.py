@@ -35,6 +35,8 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.markdown import Markdown, MarkdownElement
+from rich.segment import Segment
+from rich.style import Style
 from rich.styled import Styled
 from rich.text import Text
 from textual.strip import Strip
@@ -154,9 +156,18 @@ def render_lines(doc: Doc, width: int) -> list[Strip]:
     width = max(width, 8)
     console = _console()
     lines = console.render_lines(renderable(doc), _options(console, width), pad=True, new_lines=False)
-    strips = [Strip(line, width) for line in lines]
+    strips = [_strip(line, width) for line in lines]
     _strip_trailing_blanks(strips)
     return strips
+
+
+_NULL = Style()
+
+
+def _strip(line: list[Segment], width: int) -> Strip:
+    """A rendered line as a Strip whose segments all have a style: Textual's monochrome filter
+    (NO_COLOR) reads every segment's style and fails on None."""
+    return Strip([seg if seg.style is not None else Segment(seg.text, _NULL, seg.control) for seg in line], width)
 
 
 def _strip_trailing_blanks(strips: list[Strip]) -> None:
@@ -390,7 +401,7 @@ class DocLines:
                 self._blank_line_next = tokens[-1].type != "hr"
             part = Styled(markdown, "dim") if part.dim else markdown
         lines = console.render_lines(part, options, pad=True, new_lines=False)
-        self.lines.extend(Strip(line, self._cells) for line in lines)
+        self.lines.extend(_strip(line, self._cells) for line in lines)
         self._rest -= self._estimates[index]
         self._next = index + 1
         if self._next == len(self._parts):

@@ -196,3 +196,10 @@ def test_implied_pairs_and_bradley_terry() -> None:
     assert [r.model for r in board] == ["model-A", "model-B", "model-C", "model-D"]
     # each ranking gives model-A three battles; "items" per model counts (item, pair) verdicts: 3 pairs x 80 items
     assert board[0].n_battles == 80 * 2 * 3 and board[0].n_items == 80 * 3
+
+
+def test_alpha_on_ranks_with_one_rater_per_item_is_undefined_not_an_error() -> None:
+    ranks = pd.DataFrame({"item": ["i1"] * 3 + ["i2"] * 3, "rater": ["r1"] * 3 + ["r2"] * 3,
+                          "slot": ["A", "B", "C"] * 2, "rank": [1.0, 2.0, 3.0, 2.0, 1.0, 3.0]})
+    got = rank_alpha(ranks, n_boot=10)
+    assert not got.defined and got.n_units == 0 and got.n_pairable == 0

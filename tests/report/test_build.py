@@ -183,7 +183,8 @@ def test_every_format_renders_and_json_round_trips(session) -> None:
     assert html.startswith("<!DOCTYPE html>") and "<svg" in html and "</html>" in html
     data = json.loads(render(report, "json"))
     assert set(data) == {"report_version", "session", "summary", "agreement", "judges", "pairwise", "biases",
-                         "quality", "ranking", "grades", "aspects"}
+                         "quality", "ranking", "rankings", "grades", "aspects",
+                         "style_control", "judge_trust", "competence", "flags"}
     assert set(data["agreement"]) == {"level", "thresholds", "overall", "overall_raters", "per_cohort",
                                       "per_annotator", "per_category", "per_criterion", "collapsed"}
 

@@ -176,7 +176,8 @@ def test_an_empty_session_says_so_in_one_line(pairwise_spec, store) -> None:
     assert len(render(report, "text").splitlines()) < 12
     data = json.loads(render(report, "json"))
     assert set(data) == {"report_version", "session", "summary", "agreement", "judges", "pairwise", "biases",
-                         "quality", "ranking", "grades", "aspects"}
+                         "quality", "ranking", "rankings", "grades", "aspects",
+                         "style_control", "judge_trust", "competence", "flags"}
     assert data["agreement"]["per_cohort"] == [] and data["ranking"]["overall"]["models"] == []
     assert all(row["n_items"] == 0 for row in data["pairwise"]["type_agreement"])
 
@@ -197,6 +198,22 @@ def test_anchoring_headline_explains_interval_against_p_value() -> None:
     clear = SimpleNamespace(mode="upfront", delta=est(0.455, 0.1, 0.8), p_value=0.003)
     lines = _headline(SimpleNamespace(conditions=conditions, effects=(clear,)))
     assert "conservative" not in lines[0] and "conservative" in lines[-1]
+
+
+
+def test_anchoring_headline_without_a_baseline_says_not_enough_data_not_nan() -> None:
+    from annotate.report.suggestions import _headline
+
+    nan = float("nan")
+    shown = Estimate(0.55, 0.2, 0.9, 20, 4, 20)
+    no_wrong = Estimate(nan, nan, nan, 0, 0, 0)
+    effect = SimpleNamespace(mode="upfront", delta=Estimate(nan, nan, nan, 0, 0, 0), p_value=nan)
+    for conditions in ((SimpleNamespace(condition="none", over_reliance=no_wrong),
+                        SimpleNamespace(condition="upfront", over_reliance=shown)),
+                       (SimpleNamespace(condition="upfront", over_reliance=shown),)):
+        (line, *_rest) = _headline(SimpleNamespace(conditions=conditions, effects=(effect,)))
+        assert "nan" not in line
+        assert "anchoring effect Δ: not enough data (n = 0 wrong suggestions in none: Δ needs" in line
 
 
 def test_expert_pairs_are_shown_per_cohort(project: Path) -> None:

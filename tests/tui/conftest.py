@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from annotate.model import Item, Message, Response
+from annotate.refs import REF_KEY_META
 from annotate.session import create_session, open_store
 from annotate.spec import SessionSpec
 from annotate.store import Store
@@ -42,6 +43,7 @@ def make_session(tmp_path: Path, kind: str = "pairwise", items: list[Item] | Non
                  name: str = "t", design: str = "outcomes") -> tuple[SessionSpec, Store]:
     spec = create_session(name, kind, seed=11, folder=tmp_path / "sessions", design=design)
     store = open_store(spec)
+    store.set_meta(REF_KEY_META, "0" * 32)  # fixed item references: snapshots stay the same
     if items is None:
         items = [pairwise_item(i) for i in range(6)] if kind == "pairwise" else [single_item(i) for i in range(4)]
     store.add_items(items)

@@ -108,3 +108,32 @@ async def test_nothing_to_adjudicate_gives_an_empty_queue(tmp_path: Path) -> Non
     app = make_adjudication_app(spec, store, "carol")
     assert len(app.queue.assignments) == 0
     store.close()
+
+
+async def test_ranking_adjudication_shows_votes_over_the_adjudicators_positions(tmp_path: Path) -> None:
+    from annotate.model import Assignment
+    from annotate.tui.screens.adjudicate import AdjudicateRankingScreen
+    from tests.tui.test_ranking import ranking_session
+
+    spec, store = ranking_session(tmp_path, n=2)
+    for rater, order, label in (("alice", "ABCD", "A>B>C>D"), ("bob", "DCBA", "B>A=C>D")):
+        [a] = store.add_assignments([Assignment(0, rater, "rank-000", 0, order=tuple(order))])
+        store.submit(Judgment(a.id, label, timings()))
+    app = make_adjudication_app(spec, store, "carol")
+    (assignment,) = app.queue.assignments
+    assert sorted(assignment.order) == list("ABCD") and assignment.purpose == ADJUDICATION
+    order = assignment.order
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, AdjudicateRankingScreen)
+        shown = {annotator: text for annotator, text, _conf, _note in screen.query_one(VotesPanel).lines}
+        position = {slot: str(order.index(slot) + 1) for slot in "ABCD"}
+        assert shown["alice"] == " > ".join(position[s] for s in "ABCD")
+        tie = " = ".join(sorted((position["A"], position["C"])))
+        assert shown["bob"] == f"{position['B']} > {tie} > {position['D']}"
+        # carol ranks what she sees as position 1 first, then 2, 3, 4: stored through her order
+        await pilot.press("1", "2", "3", "4", "enter")
+        await pilot.pause()
+    assert adjudicated_labels(store) == {"rank-000": ">".join(order)}
+    store.close()

@@ -131,13 +131,15 @@ async def test_progress_line_tells_skips_from_answers(tmp_path: Path) -> None:
         await pilot.pause()
         await pilot.press("1", "enter", "2", "enter", "3", "enter", "s", "1")
         await pilot.pause()
-        assert "Item 5 of 6 · 3 of 6 done · 1 skipped" in text(app)[0]
+        ref = f"#{app.item_ref(app.screen.assignment.item_id)}"  # the item's reference, after its number
+        assert f"Item 5 of 6 {ref} · 3 of 6 done · 1 skipped" in text(app)[0]
         await pilot.press("b")
         await pilot.pause()
-        assert "Item 4 of 6 (skipped: expertise) · 3 of 6 done · 1 skipped" in text(app)[0]
+        ref = f"#{app.item_ref(app.screen.assignment.item_id)}"
+        assert f"Item 4 of 6 {ref} (skipped: expertise) · 3 of 6 done · 1 skipped" in text(app)[0]
         await pilot.press("b")
         await pilot.pause()
-        assert "Item 3 of 6 (answered)" in text(app)[0]
+        assert f"Item 3 of 6 #{app.item_ref(app.screen.assignment.item_id)} (answered)" in text(app)[0]
     assert [j.skip_reason for j in store.judgments("alice")].count("expertise") == 1
     store.close()
 
@@ -230,7 +232,8 @@ def test_start_and_demo_print_how_to_resume(tmp_path: Path, monkeypatch: pytest.
     make_session(tmp_path, name="evals")[1].close()
     seen = []
 
-    def fake_run_app(spec: SessionSpec, annotator: str, db: Path | None = None) -> SittingSummary:
+    def fake_run_app(spec: SessionSpec, annotator: str, db: Path | None = None,
+                     theme: str | None = None) -> SittingSummary:
         seen.append((spec.name, annotator))
         return SittingSummary(total=46, answered=10, skipped=0)
 

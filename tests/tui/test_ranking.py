@@ -194,3 +194,38 @@ async def test_blind_no_model_slot_or_item_id_on_screen(tmp_path: Path) -> None:
     # the left pane now shows position 4 (slot C), the right position 2 (slot D), titled by position only
     assert "Answer C0" in text and "Answer D0" in text and "Response 4" in text and "Response 2 · 2nd" in text
     store.close()
+
+
+async def test_flag_search_items_and_earlier_turns_work_on_the_ranking_screen(tmp_path: Path) -> None:
+    from annotate.store.flags import flags
+
+    spec, store = ranking_session(tmp_path, orders=["ABCD", "DBAC", "CDAB", "BADC"])
+    turn_two = Item("rank-mt", "ranking", (Message("user", "Turn one: name a prime."),
+                                           Message("assistant", "EARLIER-ANSWER seven."),
+                                           Message("user", "Now name an even prime. FOLLOW-END")),
+                    tuple(Response(s, f"Two, says {s}.", f"{SECRET}-{s}") for s in RANK_SLOTS[:4]))
+    store.add_items([turn_two])
+    store.add_assignments([Assignment(0, "ann", "rank-mt", 4, order=tuple("ABCD"))])
+    app = make_app(spec, store, "ann", open_guideline=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("f", "3", "enter")  # offensive, no note
+        await pilot.pause()
+        assert "flagged: offensive" in screen_render(app)[0]
+        await pilot.press("slash", *"seven", "enter")
+        await pilot.pause()
+        assert len(_screen(app).matches) == 1 and "match 1 of 1" in screen_render(app)[0]  # the response in view
+        await pilot.press("i", "5", "enter")
+        await pilot.pause()
+        screen = _screen(app)
+        assert screen.index == 4 and not screen.matches  # another item: the matches are forgotten
+        text = screen_render(app)[0]
+        assert "FOLLOW-END" in text and "EARLIER-ANSWER" not in text
+        await pilot.press("e")
+        await pilot.pause()
+        assert "EARLIER-ANSWER" in screen_render(app)[0] and "FOLLOW-END" in screen_render(app)[0]
+        await pilot.press("q")
+        await pilot.pause()
+    (flag,) = flags(store)
+    assert flag.kind == "offensive" and flag.item_id == "rank-000"
+    store.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from annotate.model import Assignment, Item, Message, Response
+from annotate.refs import REF_KEY_META
 from annotate.session import create_session, open_store
 from annotate.tui import make_app
 
@@ -31,6 +32,7 @@ def _app(tmp_path: Path, k: int, order: str):
         spec.path.write_text(spec.path.read_text(encoding="utf-8").replace("k = 4", f"k = {k}"), encoding="utf-8")
         spec = load_spec(spec.path)
     store = open_store(spec)
+    store.set_meta(REF_KEY_META, "0" * 32)  # fixed item references on the progress line
     slots = "ABCDEF"[:k]
     store.add_items([Item("q1", "ranking", (Message("user", "How do I sort a Python list in descending order?"),),
                           tuple(Response(s, ANSWERS[i], f"model-{s}") for i, s in enumerate(slots)))])

@@ -32,8 +32,9 @@ KIND_SCRIPT = SCRIPT.with_name("tmux_demo_kind_check.sh")
 @pytest.mark.parametrize(("kind", "keys", "size"), [
     ("graded", "2", ("100", "30")), ("aspects", "1132", ("80", "24")), ("single", "7", ("100", "30")),
     ("rubric", "33333", ("100", "30")),
+    ("ranking", "3=142", ("80", "24", "Enter submits")), ("ranking", "2413", ("120", "40", "Enter submits")),
 ])
-def test_each_demo_kind_opens_and_stores_an_answer(kind: str, keys: str, size: tuple[str, str]) -> None:
+def test_each_demo_kind_opens_and_stores_an_answer(kind: str, keys: str, size: tuple[str, ...]) -> None:
     annotate = Path(sys.executable).with_name("annotate")
     env = {"PYTHON": sys.executable}
     if annotate.exists():
@@ -42,3 +43,19 @@ def test_each_demo_kind_opens_and_stores_an_answer(kind: str, keys: str, size: t
                             timeout=120, env={**os.environ, **env})
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"ok: {kind}: 1 judgment" in result.stdout
+
+
+LAST_MESSAGE_SCRIPT = SCRIPT.with_name("tmux_last_message_check.sh")
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize("size", [("80", "24"), ("120", "40")])
+def test_the_question_answered_is_in_view_in_a_real_terminal(size: tuple[str, str]) -> None:
+    annotate = Path(sys.executable).with_name("annotate")
+    env = {"PYTHON": sys.executable}
+    if annotate.exists():
+        env["ANNOTATE"] = str(annotate)
+    result = subprocess.run(["bash", str(LAST_MESSAGE_SCRIPT), *size], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, **env})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"ok: {size[0]}x{size[1]}: the question in view on 3 items" in result.stdout

@@ -95,7 +95,12 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
         ALPHA_NOTE,
     ]
     payload["collapsed"] = None
-    if ctx.spec.kind == "rubric":
+    if ctx.ranking:  # rankings are not one label per item: agreement on them is in section Rankings
+        notes = ["Ranking sessions: agreement on the rankings (Kendall's W, and Krippendorff's alpha at the ordinal "
+                 "level on the ranks) is in section Rankings."]
+        payload.update(overall=None, overall_raters="all" if ctx.pool_llm else "human", per_cohort=[],
+                       per_annotator=[], per_category=[])
+    elif ctx.spec.kind == "rubric":
         payload.update(overall=None, per_cohort=[], per_annotator=[], per_category=[])
     else:
         votes = ctx.agreement_votes

@@ -59,9 +59,9 @@ _MEAN_COLUMNS = (Column("mean", "num"), Column("95 % CI", "ci"), Column("sd", "n
 
 
 def grades_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]] | None:
-    """None for pairwise sessions."""
+    """None for pairwise and ranking sessions."""
     schema = ctx.spec.schema
-    if schema.kind == "pairwise":
+    if schema.kind in ("pairwise", "ranking"):
         return None
     from annotate.analysis.grades import mean_by, rank_by_mean
 

@@ -98,14 +98,42 @@ def _rank(ctx: Context, battles: pd.DataFrame) -> Sequence[Any]:
     return rank_models(battles, n_boot=ctx.n_boot, seed=ctx.seed, item="item", majority=ctx.majority)
 
 
+IMPLIED_METHOD = (
+    "Ranking sessions: Bradley-Terry on the implied pairs. Each ranking of k responses gives k (k - 1) / 2 battles, "
+    "one per pair of its responses with different named models: the one placed higher wins, a shared place is a tie "
+    "(half a win each). The pairs of one ranking are not independent, so the intervals resample items with all "
+    "their rankings; win rate (items) takes one verdict per item and model pair, so a model's items column counts "
+    "(item, opponent) verdicts.")
+
+
+def implied_battles(ctx: Context, store: Store) -> pd.DataFrame:
+    """The battles the ranking votes that count imply (`annotate.analysis.rankings.battles_from_ranks`),
+    with item, rater and cohort."""
+    from annotate.analysis.rankings import battles_from_ranks
+    from annotate.report.sections.rankings import rank_frame
+
+    ranks = rank_frame(ctx, store)
+    if ranks.empty:
+        import pandas as pd
+
+        return pd.DataFrame(columns=["model_a", "model_b", "winner", "item", "rater", "cohort"])
+    return battles_from_ranks(ranks)
+
+
 def ranking_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
     from annotate.analysis.cohorts import battles_from_votes
 
     payload: dict[str, Any] = {"overall": _ranking_json((), 0, 0), "overall_raters": "all" if ctx.pool_llm else
-                               "human", "majority_rule": ctx.majority, "per_cohort": []}
-    if not ctx.pairwise:
-        return Section("ranking", "Ranking", notes=("Ranking applies to pairwise sessions only.",)), payload
-    battles = battles_from_votes(ctx.unique)
+                               "human", "majority_rule": ctx.majority, "per_cohort": [],
+                               "method": IMPLIED_METHOD if ctx.ranking else None}
+    if ctx.ranking:
+        battles = implied_battles(ctx, store)
+        if battles.empty:
+            return Section("ranking", "Ranking", notes=("No battles: no ranking of items with named models.",)), payload
+    elif not ctx.pairwise:
+        return Section("ranking", "Ranking", notes=("Ranking applies to pairwise and ranking sessions only.",)), payload
+    else:
+        battles = battles_from_votes(ctx.unique)
     if battles.empty:
         return Section("ranking", "Ranking", notes=("No battles: no pairwise votes on items with two named "
                                                     "models.",)), payload
@@ -138,4 +166,6 @@ def ranking_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]
         notes.insert(0, _components_note(overall))
     if ctx.collapse_rule:
         notes.append(f"Each graded answer is one battle, collapsed to a preference: {ctx.collapse_rule}.")
+    if ctx.ranking:
+        notes.append(IMPLIED_METHOD)
     return Section("ranking", "Ranking", tuple(tables), (*notes, *_method_notes(ctx))), payload

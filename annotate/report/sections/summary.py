@@ -6,6 +6,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
+from annotate.quality_rules import FAST_SHARE_MAX, GOLD_ACCURACY_MIN, MIN_N
 from annotate.report.context import Context, not_enough
 from annotate.text import plural
 
@@ -14,10 +15,10 @@ KEY, TITLE = "summary", "Summary"
 THRESHOLDS: dict[str, Any] = {
     "alpha_reliable": 0.800,
     "alpha_tentative": 0.667,
-    "gold_accuracy_min": 0.70,
+    "gold_accuracy_min": GOLD_ACCURACY_MIN,
     "kappa_vs_rest_min": 0.20,
-    "fast_share_max": 0.50,
-    "min_n": 5,
+    "fast_share_max": FAST_SHARE_MAX,
+    "min_n": MIN_N,
     "significance": 0.05,
     "min_items_ranking": 10,
 }
@@ -77,6 +78,8 @@ def _agreement(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[
                                                          "alpha": r["krippendorff_alpha"]["estimate"]} for r in rows]}
         return ["Agreement per rubric criterion (Krippendorff's alpha, ordinal): " + (", ".join(parts) or
                 not_enough(0, "items", "no criterion has an item scored by two raters")) + f" {rule}."]
+    if ctx.ranking:
+        return _ranking_agreement(ctx, data, out, who, rule)
     if overall is None:
         n = int(ctx.headline["rater"].nunique()) if not ctx.headline.empty else 0
         out["agreement"] = {"estimate": None, "reason": "fewer than two raters"}
@@ -97,6 +100,29 @@ def _agreement(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[
         values = [(c["cohort"], c["krippendorff_alpha"]["estimate"]) for c in cohorts]
         line += " Per cohort: " + "; ".join(f"{c} {a:.3f} ({READING[_reading(a)]})" for c, a in values) + "."
     return [line]
+
+
+def _ranking_agreement(ctx: Context, data: dict[str, Any], out: dict[str, Any], who: str, rule: str) -> list[str]:
+    """Kendall's W and alpha on ranks of the headline raters (section Rankings), read as alpha is elsewhere."""
+    overall = (data.get("rankings") or {}).get("overall")
+    n = int(ctx.headline["rater"].nunique()) if not ctx.headline.empty else 0
+    w = overall["kendall_w"]["mean"] if overall else None
+    alpha = overall["alpha_ordinal"] if overall else None
+    if w is None or w["estimate"] is None:
+        why = "agreement needs two raters ranking the same items"
+        out["agreement"] = {"estimate": None, "reason": why, "level": "ordinal"}
+        return [f"Agreement among {who} on the rankings: " + not_enough(n if w is None else w["n_units"],
+                                                                        "raters" if w is None else "items", why) + "."]
+    line = (f"Agreement among {who} on the rankings: Kendall's W = {w['estimate']:.3f}{_ci(w['ci'])} (chance "
+            f"{overall['kendall_w']['chance']:.3f}) over {plural(w['n_units'], 'item')} and "
+            f"{plural(w['n_raters'], 'rater')}")
+    if alpha["estimate"] is None:
+        out["agreement"] = {**alpha, "reading": None, "level": "ordinal", "reason": "every ranking is the same"}
+        return [line + "; Krippendorff's alpha on the ranks is undefined (every ranking is the same)."]
+    reading = _reading(alpha["estimate"])
+    out["agreement"] = {**alpha, "reading": reading, "level": "ordinal", "kendall_w": w["estimate"]}
+    return [line + f"; Krippendorff's alpha (ordinal, on the ranks) = {alpha['estimate']:.3f}{_ci(alpha['ci'])}: "
+                   f"{READING[reading]} {rule}."]
 
 
 def _judges(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str]:
@@ -180,16 +206,58 @@ def _flagged(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[st
         if tm["rater"] is not None and tm["n"] >= t["min_n"] and fast["share"] is not None \
                 and fast["share"] >= t["fast_share_max"]:
             flag(tm["rater"], "fast", f"{_pct(fast['share'])} of {tm['n']} judgments under 3 s", fast["share"], tm["n"])
+    ds = (data.get("competence") or {}).get("dawid_skene") or {}
+    for a in ds.get("annotators", []):
+        if a.get("flagged"):
+            flag(a["rater"], "dawid_skene", f"Dawid-Skene estimated accuracy {a['accuracy']:.3f} "
+                                            f"({plural(a['n_answers'], 'answer')})", a["accuracy"], a["n_answers"])
     cohort_of = ctx.votes.drop_duplicates("rater").set_index("rater")["cohort"].to_dict()
     out["flagged"] = [{"rater": r, "cohort": cohort_of.get(r), "reasons": v} for r, v in sorted(reasons.items())]
     rules = ("gold accuracy below 70 %, kappa against the rest below 0.20, half or more judgments under 3 s (each "
-             "over at least 5), any failed attention check, position bias significant at 0.05 after Holm's correction")
+             "over at least 5), any failed attention check, position bias significant at 0.05 after Holm's correction, "
+             "Dawid-Skene estimated accuracy below the commonest class's rate or 0.15 under the median (10 answers "
+             "on items with 3+ annotators)")
     if not reasons:
         return [f"No annotator flagged (checked: {rules})."]
     named = [f"{r} ({'; '.join(x['text'] for x in v)})" for r, v in sorted(reasons.items())][:MAX_LISTED]
     more = len(reasons) - len(named)
     return [f"Flagged: {plural(len(reasons), 'annotator')}: " + "; ".join(named)
             + (f"; and {more} more (JSON)" if more else "") + f". Rules: {rules}."]
+
+
+def _alt_test(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str]:
+    """May each LLM judge stand in for the annotators (the alternative annotator test, all items)?"""
+    trust = data.get("judge_trust") or {}
+    lines, out["alt_test"] = [], []
+    for r in trust.get("alt_test", [])[:MAX_LISTED]:
+        out["alt_test"].append({"judge": r["judge"], "passed": r["passed"], "winning_rate": r["winning_rate"],
+                                "n_tested": r["n_tested"], "epsilon": r["epsilon"]})
+        if r["passed"] is None:
+            lines.append(f"LLM judge {r['judge']}: the alternative annotator test {r['reason']}.")
+        else:
+            lines.append(f"LLM judge {r['judge']} {'passes' if r['passed'] else 'fails'} the alternative annotator "
+                         f"test: it wins against {r['winning_rate']:.2f} of {plural(r['n_tested'], 'annotator')} "
+                         f"(epsilon {r['epsilon']:g}; passing needs 0.50).")
+    return lines
+
+
+def _style(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str]:
+    """What holding style fixed does to the headline ranking."""
+    humans = (data.get("style_control") or {}).get("humans")
+    if not humans or humans.get("reason"):
+        return []
+    length = next((c for c in humans["coefficients"] if c["feature"] == "tokens"), None)
+    moved = [m for m in humans["models"] if m["rank_change"]]
+    out["style"] = {"n_rank_changes": len(moved), "length": length}
+    text = "Style control: "
+    if length and length["estimate"] is not None:
+        lo, hi = length["ci"]
+        text += (f"length coefficient {length['estimate']:+.3f} per sd"
+                 + (f" [{lo:+.3f}, {hi:+.3f}]" if lo is not None and hi is not None else "") + "; ")
+    text += (f"{plural(len(moved), 'model')} change rank when style is held fixed"
+             + (": " + ", ".join(f"{m['model']} {m['rank_change']:+d}" for m in moved[:MAX_LISTED]) if moved else "")
+             + ".")
+    return [text]
 
 
 def _biases(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str]:
@@ -211,6 +279,8 @@ def _biases(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str
                 found.append({"kind": kind, "who": str(p["rater"]), "share": p["share"], "ci": p["ci"],
                               "p": p["p_holm"], "n": p["n"], "unit": p.get("unit"), "holm": True})
     out["significant_biases"] = found
+    if ctx.ranking:
+        return _display_position_bias(data, found, alpha)
     if not ctx.pairwise:
         return []
     if not found:
@@ -221,11 +291,33 @@ def _biases(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str
     return [f"Significant biases (p <= {alpha:g}): " + "; ".join(parts) + (f"; and {more} more" if more else "") + "."]
 
 
+def _display_position_bias(data: dict[str, Any], found: list[dict[str, Any]], alpha: float) -> list[str]:
+    """Ranking sessions: display positions whose response was placed first more or less often than
+    1 / k (Holm over the positions), from section Rankings; added to ``found``."""
+    position = (data.get("rankings") or {}).get("position")
+    if not position:
+        return []
+    for p in position["positions"]:
+        first = p["first"]
+        if first["p_holm"] is not None and first["p_holm"] <= alpha:
+            found.append({"kind": "display_position", "who": f"position {p['position']}", "share": first["share"],
+                          "ci": first["ci"], "p": first["p_holm"], "n": first["n"], "unit": first["unit"],
+                          "holm": True})
+    mine = [f for f in found if f["kind"] == "display_position"]
+    if not mine:
+        return [f"No significant position bias by display position (first places against 1 / k, p > {alpha:g} "
+                f"after Holm's correction over the positions; {plural(position['n_rankings'], 'ranking')})."]
+    parts = [f"{f['who']} ranked first in {_pct(f['share'])}{_ci_pct(f['ci'])} of {f['n']} rankings, p = "
+             f"{_p(f['p'])} (Holm)" for f in mine]
+    return [f"Significant position bias by display position (p <= {alpha:g}): " + "; ".join(parts)
+            + ". The plan counterbalances the orders, so it moves no model's figures on average."]
+
+
 def _ranking(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str]:
     ranking = (data.get("ranking") or {}).get("overall") or {}
     models = ranking.get("models", [])
     out["ranking"] = {"n_models": len(models), "overlapping_adjacent": []}
-    if not ctx.pairwise:
+    if not ctx.pairwise and not ctx.ranking:
         return []
     if len(models) < 2:
         return ["Ranking: " + not_enough(len(models), "models", "a ranking needs two models compared") + "."]
@@ -298,7 +390,8 @@ def summary_section(ctx: Context, data: dict[str, Any]) -> tuple[Any, dict[str, 
 
     payload: dict[str, Any] = {"thresholds": dict(THRESHOLDS), "majority_rule": ctx.majority,
                                "headline": "all" if ctx.pool_llm else "human"}
-    lines = [*_agreement(ctx, data, payload), *_judges(ctx, data, payload), *_flagged(ctx, data, payload),
-             *_biases(ctx, data, payload), *_ranking(ctx, data, payload), *_dropped(ctx, data, payload)]
+    lines = [*_agreement(ctx, data, payload), *_judges(ctx, data, payload), *_alt_test(ctx, data, payload),
+             *_flagged(ctx, data, payload), *_biases(ctx, data, payload), *_ranking(ctx, data, payload),
+             *_style(ctx, data, payload), *_dropped(ctx, data, payload)]
     payload["lines"] = lines
     return Section(KEY, TITLE, lines=tuple(lines)), payload

@@ -37,6 +37,7 @@ from annotate.tui.app import AnnotateApp, run_in_sitting, session_guideline
 from annotate.tui.queue import Queue
 from annotate.tui.screens.annotate import PairwiseScreen
 from annotate.tui.screens.grade import GradeScreen
+from annotate.tui.screens.ranking import RankingScreen
 from annotate.tui.summary import SittingSummary
 
 RATIONALE_CHARS = 600
@@ -68,9 +69,10 @@ class VotesPanel(Widget):
                 out.append(sanitize(note).replace("\n", " "))
         return out
 
-    def show(self, votes: tuple[Vote, ...], kind: str, swapped: bool, schema: LabelSchema | None = None) -> None:
-        """Show `votes` for an adjudication assignment with side mapping `swapped` (in the words of
-        the session's label `schema`)."""
+    def show(self, votes: tuple[Vote, ...], kind: str, swapped: bool, schema: LabelSchema | None = None,
+             order: tuple[str, ...] = ()) -> None:
+        """Show `votes` for an adjudication assignment with side mapping `swapped` or display `order`
+        (ranking items), in the words of the session's label `schema`."""
         lines = []
         for vote in votes:
             confidence = f"confidence {vote.confidence}/5" if vote.confidence else ""
@@ -82,7 +84,7 @@ class VotesPanel(Widget):
                 note = f"“{text}”"
                 if kind == "pairwise" and vote.swapped != swapped:
                     note += " (their left and right were the other way round)"
-            lines.append((vote.annotator, vote_text(vote, kind, swapped, schema), confidence, note))
+            lines.append((vote.annotator, vote_text(vote, kind, swapped, schema, order), confidence, note))
         self.lines = tuple(lines)
 
 
@@ -102,7 +104,7 @@ class _Adjudicating:
         app = self.annotate_app
         votes = app.votes.get(item.id, ())
         self.query_one(VotesPanel).show(  # type: ignore[attr-defined]
-            votes, app.spec.kind, assignment.swapped, app.spec.schema)
+            votes, app.spec.kind, assignment.swapped, app.spec.schema, assignment.order)
         self.record(  # type: ignore[attr-defined]
             "adjudicate.votes_shown", by_annotator=False, annotators=[v.annotator for v in votes],
         )
@@ -116,6 +118,10 @@ class AdjudicateGradeScreen(_Adjudicating, GradeScreen):
     """The grade screen with the annotators' grades above the grade bar."""
 
 
+class AdjudicateRankingScreen(_Adjudicating, RankingScreen):
+    """The ranking screen with the annotators' rankings, over this screen's positions, above the order."""
+
+
 class AdjudicationApp(AnnotateApp):
     """The annotation app on an adjudicator's adjudication assignments."""
 
@@ -127,9 +133,11 @@ class AdjudicationApp(AnnotateApp):
         self.votes = dict(votes)
         """Item id -> the other annotators' current votes (read when the app was built)."""
 
-    def _item_screen(self, index: int) -> PairwiseScreen | GradeScreen:  # type: ignore[override]
+    def _item_screen(self, index: int) -> PairwiseScreen | GradeScreen | RankingScreen:  # type: ignore[override]
         if self.spec.kind == "single":
             return AdjudicateGradeScreen(index, self.open_guideline)
+        if self.spec.kind == "ranking":
+            return AdjudicateRankingScreen(index, self.open_guideline)
         return AdjudicatePairwiseScreen(index, self.open_guideline)
 
 

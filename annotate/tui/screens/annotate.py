@@ -108,7 +108,8 @@ class PairwiseScreen(ItemScreen):
     def docs_for(self, item: Item, assignment: Assignment) -> list[tuple[str, Doc]]:
         left = side_to_slot("left", assignment.swapped)
         right = side_to_slot("right", assignment.swapped)
-        return [("left", response_doc(item, left)), ("right", response_doc(item, right))]
+        earlier = self.show_earlier
+        return [("left", response_doc(item, left, earlier)), ("right", response_doc(item, right, earlier))]
 
     # -- the answer --------------------------------------------------------------------------
 

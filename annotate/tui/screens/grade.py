@@ -44,7 +44,7 @@ class GradeScreen(ItemScreen):
         yield ResponsePane("Response", self.annotate_app.lines_for, id="response", classes="response")
 
     def docs_for(self, item: Item, assignment: Assignment) -> list[tuple[str, Doc]]:
-        return [("response", response_doc(item, item.responses[0].slot))]
+        return [("response", response_doc(item, item.responses[0].slot, self.show_earlier))]
 
     def has_answer(self) -> bool:
         return self.grade is not None

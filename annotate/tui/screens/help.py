@@ -16,11 +16,12 @@ if TYPE_CHECKING:
     from annotate.tui.screens.item import ItemScreen
 
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Answer", ("submit", "rationale", "confidence", "skip")),
-    ("Move", ("back", "next-unfinished")),
+    ("Answer", ("submit", "rationale", "confidence", "skip", "flag")),
+    ("Move", ("back", "next-unfinished", "items")),
     ("Read", ("scroll-down", "scroll-up", "page-down", "page-up", "scroll-home", "scroll-end",
-              "switch-pane", "switch-pane-back", "link", "zoom", "guideline")),
-    ("Other", ("help", "escape", "quit")),
+              "switch-pane", "switch-pane-back", "link", "zoom", "earlier-turns", "guideline",
+              "search", "match-next", "match-previous")),
+    ("Other", ("help", "theme", "escape", "quit")),
 )
 
 

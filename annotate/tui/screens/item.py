@@ -1,9 +1,11 @@
 """ItemScreen: what every annotation screen shares (one item at a time from the queue).
 
 Subclasses (pairwise, grade, rubric) say which panes they show, what the digit keys mean, and
-how their answer becomes a Judgment. Everything else lives here: navigation (submit, back,
-next unfinished, skip), rationale and confidence, scrolling and linked scrolling, the guideline
-panel, the per-item clock and the event log.
+how their answer becomes a Judgment. Everything else lives here and in the mixins by purpose:
+navigation (item_nav: submit and move on, back, next unfinished, skip), the answer keys
+(item_answer: digits, rationale, confidence), scrolling and linked scrolling (item_scroll),
+reading ahead (item_ahead); here the layout, showing an item, the guideline panel, the per-item
+clock and the event log.
 
 Blind by construction: panes receive `Doc`s built by `annotate.tui.content`, which carry only
 conversation and response text; titles are fixed strings; the progress line shows the queue
@@ -29,12 +31,18 @@ from annotate.timing import ItemClock
 from annotate.tui.content import prompt_doc
 from annotate.tui.render import Doc
 from annotate.tui.screens.item_ahead import ReadAhead
+from annotate.tui.screens.item_answer import AnswerKeys
+from annotate.tui.screens.item_context import EarlierTurns
+from annotate.tui.screens.item_flag import Flagging, flag_state
+from annotate.tui.screens.item_nav import Navigation
 from annotate.tui.screens.item_scroll import PaneScrolling
+from annotate.tui.screens.item_search import PaneSearch
 from annotate.tui.widgets.doc_view import DocView
 from annotate.tui.widgets.guideline_panel import GuidelinePanel
 from annotate.tui.widgets.key_bar import KeyBar
 from annotate.tui.widgets.label_bar import LabelBar
 from annotate.tui.widgets.progress_line import ProgressLine, skip_state
+from annotate.tui.widgets.prompt_pane import PromptPane
 from annotate.tui.widgets.response_pane import ResponsePane
 from annotate.tui.widgets.suggestion import SuggestionController, SuggestionLine
 
@@ -51,10 +59,6 @@ float it over them (and answer keys then close it first: a covered response is n
 NOTICE_S = 4.0
 """How long a notice stays on the progress line."""
 
-GUIDELINE_CLOSED_NOTICE = "guideline closed: read both responses, then answer"
-"""The notice when an answer key closed the guideline that covered a response."""
-
-CONFIDENCE_KEYS = "12345"
 
 
 def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
@@ -67,7 +71,7 @@ def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
     return bindings
 
 
-class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
+class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneSearch, PaneScrolling, ReadAhead, Screen[None]):
     """Shows one assignment at a time and records what the annotator does with it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -80,7 +84,10 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
         Binding("b,backspace", "back", "Back", id="back", tooltip="Previous item, to revise its answer"),
         Binding("n", "next_unfinished", "Next unfinished", id="next-unfinished", show=False,
                 tooltip="Jump to the next item without an answer"),
+        Binding("i,colon", "items", "Items", id="items", show=False,
+                tooltip="Your queue with each item's state; go to an item by number or reference"),
         Binding("g", "guideline", "Guideline", id="guideline", tooltip="Show or hide the guideline"),
+        Binding("t", "theme", "Theme", id="theme", show=False, tooltip="Switch between the light and dark theme"),
         Binding("question_mark", "help", "Help", id="help", tooltip="Every key"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Save and quit; starting again resumes here"),
         Binding("tab", "switch_pane(1)", "Switch pane", id="switch-pane", show=False,
@@ -97,6 +104,16 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
                 tooltip="Show the active pane alone; again to restore"),
         Binding("escape", "escape", "Cancel", id="escape", show=False,
                 tooltip="Close the rationale, confidence prompt or guideline"),
+        Binding("e", "earlier", "Earlier turns", id="earlier-turns", show=False,
+                tooltip="Show or fold the turns before the question answered"),
+        Binding("slash", "search", "Search", id="search", show=False,
+                tooltip="Find text in the prompt, the responses and the open guideline"),
+        Binding("greater_than_sign", "match(1)", "Next match", id="match-next", show=False,
+                tooltip="Go to the next match of the search"),
+        Binding("less_than_sign", "match(-1)", "Previous match", id="match-previous", show=False,
+                tooltip="Go to the previous match of the search"),
+        Binding("f", "flag", "Flag", id="flag", show=False,
+                tooltip="Tell the lead this item has a problem (broken, identity leak, offensive, ...)"),
         Binding("a", "reveal_suggestion", "Suggestion", id="reveal-suggestion", show=False,
                 tooltip="Show the suggestion, where one can be asked for"),
     ]
@@ -153,10 +170,11 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
     def compose(self) -> ComposeResult:
         app = self.annotate_app
         yield ProgressLine(id="progress")
-        yield ResponsePane("Prompt", app.lines_for, id="prompt")
+        yield PromptPane(app.lines_for, id="prompt")
         with Container(id="panes"):
             yield from self.compose_panes()
         yield Input(placeholder="Rationale (optional). Enter or Esc closes.", id="rationale", max_length=4000)
+        yield Input(placeholder="Search the panes: Enter finds, Esc closes", id="search", max_length=200)
         yield SuggestionLine(id="suggestion")
         yield from self.compose_answer()
         yield KeyBar(id="keys")
@@ -186,6 +204,7 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
         guideline = self.query_one(GuidelinePanel)
         guideline.display = self.open_guideline_on_start
         self.query_one("#rationale", Input).disabled = True
+        self.query_one("#search", Input).disabled = True
         self.active = 1
         self.show_index(self.index)
         if self.open_guideline_on_start:
@@ -272,13 +291,14 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
         self.assignment, self.item = assignment, item
         self.events = []
         self.mode = ""
+        self.clear_matches()
         self.clear_answer()
         self.rationale, self.confidence = "", None
         stored = app.queue.answers.get(assignment.id)
         if stored is not None and not stored.skipped:
             self.load_answer(stored)
             self.rationale, self.confidence = stored.rationale, stored.confidence
-        self.query_one("#prompt", ResponsePane).show(prompt_doc(item))
+        self.query_one("#prompt", ResponsePane).show(prompt_doc(item, self.show_earlier))
         self.show_item(item, assignment)
         self.suggestion.start(assignment, stored)
         now = app.clock()
@@ -333,6 +353,10 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
             return True if self.has_answer() else None
         if action == "back":
             return True if self.index > 0 else None
+        if action == "earlier":
+            return True if self.can_show_earlier() else None
+        if action == "match":
+            return True if self.matches else None
         if action == "reveal_suggestion":
             return True if self.suggestion.can_reveal else None
         if action == "next_unfinished":
@@ -346,16 +370,6 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
         hidden by a zoomed pane)."""
         return (self.query_one(GuidelinePanel).display and not self.has_class("-guideline-side")
                 and self.maximized is None)
-
-    def answer_blocked(self, key: str) -> bool:
-        """An answer key while the guideline covers a response: close the guideline instead of
-        recording an answer given unseen, say so, and return True (the key is not used)."""
-        if not self.guideline_covers_panes():
-            return False
-        self.record("key.blocked_by_guideline", key=key)
-        self.action_guideline()
-        self.show_notice(GUIDELINE_CLOSED_NOTICE)
-        return True
 
     def show_notice(self, text: str, seconds: float = NOTICE_S) -> None:
         """Show a short fixed message on the progress line for `seconds` (never over the panes or
@@ -371,57 +385,23 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
 
         self._notice_timer = self.set_timer(seconds, clear)
 
-    def action_digit(self, digit: str) -> None:
-        digit = str(digit)
-        if self.answer_blocked(digit):
-            return
-        if self.mode == "confidence":
-            if digit == "0":
-                self.confidence = None
-            elif digit in CONFIDENCE_KEYS:
-                self.confidence = int(digit)
-            else:
-                self.app.bell()
-                return
-            self.mode = ""
-            self.record("key.confidence", value=self.confidence)
-            self.refresh_answer()
-            return
-        self.on_digit(digit)
-        self.refresh_answer()
-
-    def action_confidence(self) -> None:
-        self.mode = "" if self.mode == "confidence" else "confidence"
-        self.record("key.confidence_prompt", open=self.mode == "confidence")
-        self.refresh_answer()
-
-    def action_rationale(self) -> None:
-        box = self.query_one("#rationale", Input)
-        box.value = self.rationale
-        box.display = True
-        box.disabled = False
-        box.focus()
-        self.record("rationale.open")
-
     @on(Input.Submitted, "#rationale")
     def _rationale_done(self, event: Input.Submitted) -> None:
         event.stop()
         self._close_rationale(keep=True)
 
-    def _close_rationale(self, keep: bool) -> None:
-        box = self.query_one("#rationale", Input)
-        if keep:
-            self.rationale = box.value.strip()
-        box.display = False
-        box.disabled = True
-        self.set_focus(None)
-        self.record("rationale.close", kept=keep, length=len(self.rationale))
-        self.refresh_answer()
+    @on(Input.Submitted, "#search")
+    def _search_done(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.run_search(event.value)
 
     def action_escape(self) -> None:
         box = self.query_one("#rationale", Input)
         if box.display:
             self._close_rationale(keep=True)
+        elif self.query_one("#search", Input).display:
+            self.close_search_box()
+            self.record("search.close")
         elif self.mode:
             self.mode = ""
             self.record("key.cancel")
@@ -431,14 +411,6 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
         elif self.query_one(GuidelinePanel).display:
             self.action_guideline()
 
-    def action_submit(self) -> None:
-        if not self.has_answer() or self.assignment is None:
-            return
-        if self.suggestion.intercept_submit(self.answer_fields()["label"]):  # `after`: first answer kept
-            self.refresh_answer()
-            return
-        self.commit(skip_reason=None)
-
     def action_reveal_suggestion(self) -> None:
         self.suggestion.reveal()
 
@@ -447,83 +419,11 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
         message.stop()
         self.suggestion.label_arrived(message.future)
 
-    def commit(self, skip_reason: str | None) -> None:
-        """Write the answer (or a skip) and move on; an unchanged revision writes nothing."""
-        app = self.annotate_app
-        assert self.assignment is not None and self.clock is not None
-        assignment = self.assignment
-        fields = {"label": None, "scores": {}} if skip_reason else self.answer_fields()
-        prior = app.queue.answers.get(assignment.id)
-        unchanged = (
-            prior is not None and skip_reason is None and not prior.skipped
-            and prior.label == fields["label"] and dict(prior.scores) == dict(fields["scores"])
-            and prior.rationale == self.rationale and prior.confidence == self.confidence
-        )
-        if unchanged:
-            self.record("nav.forward", unchanged=True)
-            self.flush_events()
-        else:
-            self.record("skip" if skip_reason else "key.submit", **({"reason": skip_reason} if skip_reason else {}))
-            self._measure_scrolled_panes()
-            now = app.clock()
-            guideline = app.guideline
-            judgment = Judgment(
-                assignment_id=assignment.id, label=fields["label"], scores=fields["scores"],
-                timings=self.clock.finish(now), rationale="" if skip_reason else self.rationale,
-                confidence=None if skip_reason else self.confidence,
-                guideline_id=guideline.id if guideline else app.spec.guideline,
-                guideline_version=guideline.version if guideline else None,
-                skip_reason=skip_reason,
-            )
-            judgment = self.suggestion.complete(judgment, now)
-            app.write_judgment(judgment, self.events, assignment)
-            self.events = []
-        revising = prior is not None
-        queue = app.queue
-        if revising and self.index + 1 < len(queue):
-            nxt: int | None = self.index + 1
-        else:
-            nxt = queue.first_unfinished(self.index + 1)
-        if nxt is None:
-            self.clock = None
-            self.refresh_progress()
-            app.all_done()
-            return
-        self.show_index(nxt)
+    def action_theme(self) -> None:
+        from annotate.tui.themes import other_theme
 
-    def action_back(self) -> None:
-        if self.index <= 0:
-            return
-        self.record("nav.back")
-        self.flush_events()
-        self.show_index(self.index - 1)
-
-    def action_next_unfinished(self) -> None:
-        nxt = self.annotate_app.queue.first_unfinished(self.index + 1)
-        if nxt is None or nxt == self.index:
-            return
-        self.record("nav.next_unfinished", to=nxt)
-        self.flush_events()
-        self.show_index(nxt)
-
-    def go_to(self, index: int) -> None:
-        """Show another item (from a dialog), writing this one's events."""
-        self.record("nav.go", to=index)
-        self.flush_events()
-        self.show_index(index)
-
-    def action_skip(self) -> None:
-        from annotate.tui.screens.skip import SkipDialog
-
-        self.record("skip.open")
-
-        def done(reason: str | None) -> None:
-            if reason:
-                self.commit(skip_reason=reason)
-            else:
-                self.record("skip.cancel")
-
-        self.app.push_screen(SkipDialog(), done)
+        self.app.theme = other_theme(self.app.current_theme.dark)
+        self.record("theme.switch", theme=self.app.theme)
 
     def action_help(self) -> None:
         from annotate.tui.screens.help import HelpScreen
@@ -547,36 +447,6 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
         self._mark_active()
         self.call_after_refresh(self._update_visibility)
 
-    # -- the queue read again (a new plan) ---------------------------------------------------
-
-    def queue_replaced(self, lost_position: int | None) -> None:
-        """The app read the queue again. Stay on the item on screen when it is still in the queue
-        as shown; else go to the first item without an answer. Say what happened: a dialog when an
-        answer was refused or the item on screen left the queue, a notice otherwise."""
-        from annotate.tui.screens.queue_changed import QueueChangedDialog
-
-        queue = self.annotate_app.queue
-        here = queue.index_of(self.assignment)
-        if here is not None and lost_position is None:
-            self.index = here
-            self.refresh_progress()
-            self.show_notice(f"the lead updated the plan: your queue now has {len(queue)} items")
-            return
-        self.record("queue.replaced", by_annotator=False, lost_position=lost_position, kept_item=here is not None)
-        self.events = []  # about an assignment that is gone: nothing to file them on
-        if here is None:
-            target = queue.first_unfinished(0)
-            if target is None and len(queue):
-                target = len(queue) - 1
-            if target is not None:
-                self.show_index(target)
-        else:
-            self.index = here
-            self.refresh_progress()
-        self.app.push_screen(QueueChangedDialog(
-            len(queue), lost_position, on_screen_left=here is None, position=self.index + 1 if len(queue) else 0,
-        ))
-
     # -- progress ----------------------------------------------------------------------------
 
     def refresh_progress(self) -> None:
@@ -592,3 +462,6 @@ class ItemScreen(PaneScrolling, ReadAhead, Screen[None]):
         line.status = app.save_status
         stored = queue.answers.get(self.assignment.id) if self.assignment is not None else None
         line.state = "" if stored is None else skip_state(stored.skip_reason) if stored.skipped else "answered"
+        line.ref = app.item_ref(self.assignment.item_id) if self.assignment is not None else ""
+        flags = self.open_flags()
+        line.flagged = f"⚑ {flag_state(flags)}" if flags else ""

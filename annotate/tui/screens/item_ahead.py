@@ -91,7 +91,7 @@ class ReadAhead(_Base):
 
     def _docs_at(self, item: Item, assignment: Assignment, widths: dict[str, int]) -> Iterable[tuple[Doc, int]]:
         """Documents to render ahead, at the widths their panes had; runs off the UI thread."""
-        for pane_id, doc in [("prompt", prompt_doc(item)), *self.docs_for(item, assignment)]:
+        for pane_id, doc in [("prompt", prompt_doc(item, self.show_earlier)), *self.docs_for(item, assignment)]:
             width = widths.get(pane_id, 0)
             if width > 0:
                 yield doc, width

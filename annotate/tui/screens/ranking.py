@@ -133,7 +133,7 @@ class RankingScreen(ItemScreen):
     def docs_for(self, item: Item, assignment: Assignment) -> list[tuple[str, Doc]]:
         """The two responses first in view (positions 1 and 2); the others are rendered when shown."""
         order = order_of(assignment.swapped, assignment.order)
-        return [(pane_id, response_doc(item, order[i])) for i, pane_id in enumerate(PANES)]
+        return [(pane_id, response_doc(item, order[i], self.show_earlier)) for i, pane_id in enumerate(PANES)]
 
     def show_item(self, item: Item, assignment: Assignment) -> None:
         self.view = [1, 2]
@@ -147,7 +147,7 @@ class RankingScreen(ItemScreen):
         """Render this item's other responses first (likely the next thing shown), then the neighbours'."""
         item, width = self.item, self.query_one("#view-1", ResponsePane).render_width
         if item is not None and width > 0 and index == self.index:
-            wanted = [(response_doc(item, slot), width) for slot in self.order[2:]]
+            wanted = [(response_doc(item, slot, self.show_earlier), width) for slot in self.order[2:]]
             self.annotate_app.prefetcher.prefetch(item.id, lambda _item, w=wanted: w)
         super().prefetch_around(index)
 
@@ -193,7 +193,7 @@ class RankingScreen(ItemScreen):
         position = self.view[pane_index]
         slot = self.order[position - 1]
         pane.slot = slot
-        pane.show(response_doc(self.item, slot))
+        pane.show(response_doc(self.item, slot, self.show_earlier))
         depth = self._depths.get(position, 0.0)
         if depth > 0:
             def restore() -> None:

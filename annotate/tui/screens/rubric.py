@@ -50,7 +50,7 @@ class RubricScreen(ItemScreen):
         yield LabelBar(id="labels")
 
     def docs_for(self, item: Item, assignment: Assignment) -> list[tuple[str, Doc]]:
-        return [("response", response_doc(item, item.responses[0].slot))]
+        return [("response", response_doc(item, item.responses[0].slot, self.show_earlier))]
 
     def has_answer(self) -> bool:
         return all(c.name in self.scores for c in self.criteria)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rich.style import Style
 from textual import on
 from textual.events import Resize
 from textual.geometry import Size
@@ -74,6 +75,8 @@ class DocView(ScrollView, can_focus=False):
         self._lines: list[Strip] = []
         self._rendered_width = 0
         self._awaiting: DocLines | None = None
+        self.mark: tuple[int, int, int] | None = None
+        """(line, first cell, end cell) of a search match shown in reverse video, or None."""
 
     @property
     def render_width(self) -> int:
@@ -111,6 +114,7 @@ class DocView(ScrollView, can_focus=False):
     def show(self, doc: Doc | None) -> None:
         """Show `doc` from its top."""
         self.doc = doc
+        self.mark = None
         self.deepest = 0
         self.scroll_to(0, 0, animate=False, immediate=True)
         self._update_lines(0)
@@ -193,6 +197,8 @@ class DocView(ScrollView, can_focus=False):
         if index >= len(self._lines):
             return Strip.blank(width, self.rich_style)
         line = self._lines[index]
+        if self.mark is not None and self.mark[0] == index:
+            line = _marked(line, self.mark[1], self.mark[2])
         if line.cell_length != width or scroll_x:
             line = line.crop_extend(scroll_x, scroll_x + width, self.rich_style)
         return line
@@ -217,3 +223,16 @@ class DocView(ScrollView, can_focus=False):
     def set_depth(self, depth: float) -> None:
         """Scroll to a fraction of the way down (for linked scrolling)."""
         self.scroll_to(y=round(depth * self.max_scroll_y), animate=False, immediate=True)
+
+
+MARK_STYLE = Style(reverse=True, bold=True)
+"""A search match: reverse video, so it shows in every theme and without colour."""
+
+
+def _marked(line: Strip, start: int, end: int) -> Strip:
+    """`line` with cells [start, end) in MARK_STYLE."""
+    end = min(end, line.cell_length)
+    if start >= end:
+        return line
+    before, match, after = line.crop(0, start), line.crop(start, end), line.crop(end, line.cell_length)
+    return Strip.join([before, match.apply_style(MARK_STYLE), after])

@@ -12,7 +12,8 @@ from textual.widget import Widget
 
 
 class KeyBar(Widget):
-    """The screen's bindings that have `show=True`, in declaration order (fixed strings only)."""
+    """The screen's bindings that have `show=True`, in declaration order (fixed strings only); clicking
+    one runs its action, as its key does."""
 
     DEFAULT_CSS = """
     KeyBar { height: 1; background: $panel; }
@@ -20,13 +21,22 @@ class KeyBar(Widget):
 
     def render(self) -> Content:
         parts: list[tuple[str, str]] = []
+        clicks: list[tuple[str, int, int]] = []
         seen: set[str] = set()
+        at = 0
         for active in self.screen.active_bindings.values():
             binding = active.binding
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)
             enabled = active.enabled
-            parts.append((f" {self.app.get_key_display(binding)}", "bold $accent" if enabled else "dim"))
-            parts.append((f" {binding.description} ", "" if enabled else "dim"))
-        return Content.assemble(*parts)
+            key, words = f" {self.app.get_key_display(binding)}", f" {binding.description} "
+            parts.append((key, "bold $accent" if enabled else "dim"))
+            parts.append((words, "" if enabled else "dim"))
+            if enabled and binding.action.isidentifier():  # a click does what the key does
+                clicks.append((binding.action, at, at + len(key) + len(words)))
+            at += len(key) + len(words)
+        content = Content.assemble(*parts)
+        for action, start, end in clicks:
+            content = content.stylize(f"@click=screen.{action}", start, end)
+        return content

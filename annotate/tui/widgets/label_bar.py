@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -13,7 +14,8 @@ class LabelBar(Widget):
     """Two lines: the key row (`1 Left better  2 Right better ...`) and the extras row.
 
     The choice is marked in text as well as colour (`▶ 1  Left better ◀`, `Confidence ▶4/5◀`), so
-    it shows on a monochrome terminal too.
+    it shows on a monochrome terminal too. A click on an option, on `c`, `r` or `Enter` does what
+    the key does.
     """
 
     DEFAULT_CSS = """
@@ -53,12 +55,18 @@ class LabelBar(Widget):
         pad = "" if compact else " "
         for key, label in options:
             chosen = key == self.selected
+            start = top.cell_len
             top.append(" ▶" if chosen else " ", style="bold green" if chosen else "")
             top.append(f" {key} ", style="bold reverse" if not chosen else "bold reverse green")
-            top.append(f"{pad}{label}{' ' if not compact or not chosen else ''}",
-                       style="bold green underline" if chosen else "")
+            if label != key:  # a grade row's `1` means 1: the key alone, not `1  1`
+                top.append(f"{pad}{label}{' ' if not compact or not chosen else ''}",
+                           style="bold green underline" if chosen else "")
+            elif not chosen:
+                top.append(" ")
             if chosen:
                 top.append("◀", style="bold green")
+            if key.isdigit():  # a click on the option does what its key does
+                top.stylize(Style(meta={"@click": f"screen.digit('{key}')"}), start, top.cell_len)
         return top
 
     def _extras(self) -> Text:
@@ -68,19 +76,20 @@ class LabelBar(Widget):
             bottom.append(f" Confidence{now}: press 1 (guess) .. 5 (certain), 0 to clear, Esc to cancel",
                           style="bold")
             return bottom
-        bottom.append(" c", style="bold")
-        bottom.append(" Confidence ")
+        bottom.append(" c", style=Style(bold=True, meta={"@click": "screen.confidence"}))
+        bottom.append(" Confidence ", style=Style(meta={"@click": "screen.confidence"}))
         if self.confidence:
             bottom.append(f"▶{self.confidence}/5◀", style="bold green")
         else:
             bottom.append("–")
         bottom.append("   ")
-        bottom.append("r", style="bold")
+        bottom.append("r", style=Style(bold=True, meta={"@click": "screen.rationale"}))
         note = sanitize(self.rationale).replace("\n", " ")
-        bottom.append(f" Rationale {('“' + note + '”') if note else '–'}   ")
+        rationale = Style(meta={"@click": "screen.rationale"})
+        bottom.append(f" Rationale {('“' + note + '”') if note else '–'}   ", style=rationale)
         if self.can_submit:
-            bottom.append(" Enter ", style="bold reverse")
-            bottom.append(" submit")
+            bottom.append(" Enter ", style=Style(bold=True, reverse=True, meta={"@click": "screen.submit"}))
+            bottom.append(" submit", style=Style(meta={"@click": "screen.submit"}))
         else:
             bottom.append("choose an answer to submit", style="dim")
         return bottom

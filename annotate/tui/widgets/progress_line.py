@@ -32,7 +32,7 @@ def sitting_label(seconds: float) -> str:
 
 
 class ProgressLine(Widget):
-    """One line: `Item 13 of 44 (skipped: expertise) · 11 of 44 done · 1 skipped · this sitting 23m`,
+    """One line: `Item 13 of 44 #K7QM2X (skipped: expertise) · 11 of 44 done · 1 skipped · this sitting 23m`,
     and on the right a transient notice, the save status and a gentle break note.
 
     When the line is too narrow, the sitting time goes first, then the counts; the item, the
@@ -57,14 +57,21 @@ class ProgressLine(Widget):
     """A short fixed note, e.g. `Saved`."""
     state: reactive[str] = reactive("")
     """What the item on screen already has: empty, `answered` or `skipped: <reason>` (sanitised)."""
+    ref: reactive[str] = reactive("")
+    """The item's short reference (annotate.refs), for the annotator to quote to the lead."""
+    flagged: reactive[str] = reactive("")
+    """`flagged: identity leak` when the item on screen has open flags of this annotator."""
     notice: reactive[str] = reactive("")
     """A transient message (e.g. `Left and Right scroll separately`); the screen clears it."""
 
     def render(self) -> Text:
         head = Text(no_wrap=True)
         head.append(f" Item {self.position + 1} of {self.total}", style="bold")
-        if self.state:
-            head.append(f" ({self.state})", style="italic")
+        if self.ref:
+            head.append(f" #{self.ref}")
+        states = [s for s in (self.state, self.flagged) if s]
+        if states:
+            head.append(f" ({', '.join(states)})", style="italic")
         counts = f" · {self.done} of {self.total} done"
         if self.skipped:
             counts += f" · {self.skipped} skipped"

@@ -11,7 +11,7 @@ from annotate.design import Criterion
 
 
 class RubricForm(Widget):
-    """Rows `▸ helpfulness   0 1 2 3 4`; the current row is marked, scores highlighted."""
+    """Rows `▸ helpfulness   0 1 2 ▶3◀ 4`; the current row is marked, the score given marked in text."""
 
     criteria: reactive[tuple[Criterion, ...]] = reactive(())
     scores: reactive[dict[str, int]] = reactive(dict, always_update=True)
@@ -32,7 +32,9 @@ class RubricForm(Widget):
             line.append("  ")
             for value in range(criterion.low, criterion.high + 1):
                 chosen = self.scores.get(criterion.name) == value
-                line.append(f" {value} ", style="bold reverse green" if chosen else ("underline" if here else "dim"))
+                # the chosen score is marked in text (▶3◀) as well as in colour: it shows on any terminal
+                line.append(f"▶{value}◀" if chosen else f" {value} ",
+                            style="bold reverse green" if chosen else ("underline" if here else "dim"))
             if criterion.description and here:
                 line.append(f"  {criterion.description}", style="italic")
             lines.append(line)

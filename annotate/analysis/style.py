@@ -1,0 +1,96 @@
+"""Style features of a response, for the style-controlled ranking (`annotate.analysis.style_control`).
+
+Chatbot Arena's style control (Chiang et al. 2024, "Does style matter? Disentangling style and
+substance in Chatbot Arena", LMSYS blog, August 2024) explains votes by four features of each answer
+besides the models' strengths: its length in tokens and how many markdown headers, list items and
+bold spans it has.  We count them so:
+
+* **tokens**: a token is a maximal run of word characters (letters, digits, underscore: regex
+  ``\\w+``) or a run of one repeated other non-space character (a punctuation mark or symbol;
+  ``**`` and ``...`` are one token each), so ``"Hello, world!"`` is 4 tokens.  Arena counts model
+  (BPE) tokens; a word-and-punctuation count is close to proportional to them, and the feature
+  used in the fit is a *ratio* of the two answers' counts (see `normalised_difference`), which a
+  constant factor does not change.  No tokenizer file
+  is needed, so the count is the same on every machine.
+* **headers**: lines that start with 1 to 6 ``#`` followed by white space (ATX headings).
+* **list items**: lines that start (after indentation) with ``-``, ``*`` or ``+``, or with a number
+  and a full stop (``1.``), followed by white space.
+* **bold**: spans ``**text**`` or ``__text__`` on one line with non-empty text.
+
+Markdown inside fenced code blocks (between lines of three backticks) is not counted as markdown,
+as in Arena; its tokens count towards the length.  The text counted for one side is the answer
+judged plus that side's own earlier assistant turns (`Response.history`), as Arena sums the
+assistant turns of a conversation.
+
+`normalised_difference` turns the counts of the two sides into the per-battle feature
+(f_A - f_B) / (f_A + f_B), 0 when both are 0: a value in [-1, 1], positive when slot A has more.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+__all__ = ["FEATURES", "TOKENIZER", "count_features", "count_tokens", "features_of_texts", "normalised_difference"]
+
+FEATURES: tuple[str, ...] = ("tokens", "headers", "list_items", "bold")
+"""The style features, in the column order of every array in this module."""
+
+TOKENIZER = "word-and-punctuation tokens (a run of word characters, or of one repeated other non-space character)"
+"""The tokenizer in one phrase, as the report prints it."""
+
+_TOKEN = re.compile(r"\w+|([^\w\s])\1*")
+_FENCE = re.compile(r"^[ \t]*```.*?^[ \t]*```[^\n]*$", re.MULTILINE | re.DOTALL)
+_HEADER = re.compile(r"^#{1,6}[ \t]", re.MULTILINE)
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+\.)[ \t]", re.MULTILINE)
+_BOLD = re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__")
+
+
+def count_tokens(text: str) -> int:
+    """Tokens in ``text`` (see the module docstring).
+
+    >>> count_tokens("Hello, world!")
+    4
+    """
+    return len(_TOKEN.findall(text))
+
+
+def count_features(text: str) -> tuple[int, int, int, int]:
+    """``(tokens, headers, list_items, bold)`` of one text (see the module docstring).
+
+    >>> count_features("# Title\\n\\n- **one**\\n- two\\n\\n```\\n# not a header\\n```")
+    (14, 1, 2, 1)
+    """
+    prose = _FENCE.sub("", text)
+    return (count_tokens(text), len(_HEADER.findall(prose)), len(_LIST_ITEM.findall(prose)),
+            len(_BOLD.findall(prose)))
+
+
+def features_of_texts(texts: Iterable[str]) -> np.ndarray:
+    """Counts of many texts, shape ``(n, len(FEATURES))``, int64."""
+    rows = [count_features(t) for t in texts]
+    return np.array(rows, dtype=np.int64).reshape(-1, len(FEATURES))
+
+
+def normalised_difference(counts_a: Sequence[Sequence[float]] | np.ndarray,
+                          counts_b: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
+    """(f_A - f_B) / (f_A + f_B) per battle and feature, 0 where both counts are 0.
+
+    counts_a, counts_b: ``(n, F)`` non-negative counts of slot A's and slot B's answers.
+    Returns ``(n, F)`` float64 in [-1, 1].
+
+    >>> normalised_difference([[30, 0, 2]], [[10, 0, 0]]).tolist()
+    [[0.5, 0.0, 1.0]]
+    """
+    a = np.asarray(counts_a, dtype=np.float64)
+    b = np.asarray(counts_b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"the two sides' counts differ in shape: {a.shape} and {b.shape}")
+    if (a < 0).any() or (b < 0).any():
+        raise ValueError("style counts must be non-negative")
+    total = a + b
+    out = np.zeros_like(total)
+    np.divide(a - b, total, out=out, where=total > 0)
+    return out

@@ -1,0 +1,162 @@
+"""The Newton fit behind `annotate.analysis.style_control`: logistic Bradley-Terry with extra columns.
+
+Rows are items sorted by ordered model pair (slot A's model, slot B's), so every sum over battles of
+one pair is one ``reduceat`` and the strengths block of the Hessian is a weighted graph Laplacian
+assembled from per-pair sums; the feature blocks are BLAS products over contiguous ``(F, R)`` arrays.
+No battles-by-models matrix is ever formed.  Everything is vectorised over a block of bootstrap
+resamples (the leading axis ``b`` of every array).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Rows", "by_pair", "newton", "pair_sums", "pair_weights", "sorted_rows"]
+
+MAX_STEP = 2.0
+"""Largest Newton step per coordinate (natural-log units); damps the first steps of separable fits."""
+
+
+@dataclass(frozen=True, eq=False)
+class Rows:
+    """A design sorted by ordered model pair, with the per-pair index arrays the Newton steps use.
+
+    Row arrays are stored feature-major (``(F, R)``, contiguous) so the products with a block of
+    resamples ``(b, R)`` are BLAS calls over contiguous memory.
+    """
+
+    k: int
+    pair_a: np.ndarray
+    """(P,) slot-A model of each ordered pair."""
+    pair_b: np.ndarray
+    starts: np.ndarray
+    """(P,) first row of each pair."""
+    sizes: np.ndarray
+    xt: np.ndarray
+    """(F, R) scaled features."""
+    products: np.ndarray
+    """(U, R) products x_f x_g for f <= g (the upper triangle, U = F (F + 1) / 2)."""
+    n: np.ndarray
+    """(R,) votes per row."""
+    s: np.ndarray
+    """(R,) wins of slot A plus half the ties."""
+    order: np.ndarray
+    """Row order (into the design's rows)."""
+
+    @property
+    def n_features(self) -> int:
+        return self.xt.shape[0]
+
+
+def sorted_rows(k: int, model_a: np.ndarray, model_b: np.ndarray, x: np.ndarray, votes: np.ndarray) -> Rows:
+    """Rows (one per item) sorted by ordered pair: models ``(R,)``, scaled features ``(R, F)``, votes ``(R, 3)``."""
+    key = model_a * k + model_b
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    starts = np.flatnonzero(np.r_[True, np.diff(key) != 0]) if key.size else np.zeros(0, dtype=np.int64)
+    sizes = np.diff(np.r_[starts, key.size])
+    xt = np.ascontiguousarray(x[order].T)
+    upper = np.triu_indices(xt.shape[0])
+    products = np.ascontiguousarray(xt[upper[0]] * xt[upper[1]]).reshape(len(upper[0]), key.size)
+    v = votes[order]
+    return Rows(k, key[starts] // k, key[starts] % k, starts, sizes, xt, products, v.sum(axis=1),
+                 v[:, 0] + 0.5 * v[:, 2], order)
+
+
+def pair_sums(values: np.ndarray, rows: Rows) -> np.ndarray:
+    """``(b, R)`` per-row values -> ``(b, P)`` sums per pair."""
+    return np.add.reduceat(values, rows.starts, axis=1)
+
+
+def _scatter(per_pair: np.ndarray, rows: Rows) -> np.ndarray:
+    """``(b, P)`` per-pair values -> ``(b, K)``: + at the pair's slot-A model, - at its slot-B model."""
+    b = per_pair.shape[0]
+    offsets = (np.arange(b) * rows.k)[:, None]
+    plus = np.bincount((offsets + rows.pair_a[None, :]).ravel(), per_pair.ravel(), b * rows.k)
+    minus = np.bincount((offsets + rows.pair_b[None, :]).ravel(), per_pair.ravel(), b * rows.k)
+    return (plus - minus).reshape(b, rows.k)
+
+
+def _laplacian(h_pair: np.ndarray, rows: Rows) -> np.ndarray:
+    """``(b, P)`` per-pair information -> ``(b, K, K)`` weighted graph Laplacian."""
+    b, _ = h_pair.shape
+    k = rows.k
+    pa, pb = rows.pair_a, rows.pair_b
+    cells = np.concatenate([pa * k + pb, pb * k + pa, pa * k + pa, pb * k + pb])
+    weights = np.concatenate([-h_pair, -h_pair, h_pair, h_pair], axis=1)
+    offsets = (np.arange(b) * k * k)[:, None]
+    flat = np.bincount((offsets + cells[None, :]).ravel(), weights.ravel(), b * k * k)
+    return flat.reshape(b, k, k)
+
+
+def by_pair(rows: Rows) -> Rows:
+    """The same battles with one row per ordered pair and no features: the plain fit needs only the
+    per-pair sums, so it runs on P rows instead of R."""
+    p = rows.pair_a.size
+    return Rows(rows.k, rows.pair_a, rows.pair_b, np.arange(p), np.ones(p, dtype=np.int64), np.zeros((0, p)),
+                 np.zeros((0, p)), pair_sums(rows.n[None, :], rows)[0], pair_sums(rows.s[None, :], rows)[0],
+                 np.arange(p))
+
+
+def pair_weights(weights: np.ndarray, rows: Rows) -> tuple[np.ndarray, np.ndarray]:
+    """Row weights ``(b, R)`` -> the weighted votes and wins of each pair ``(b, P)`` for `_by_pair`."""
+    return pair_sums(weights * rows.n[None, :], rows), pair_sums(weights * rows.s[None, :], rows)
+
+
+def newton(rows: Rows, n_w: np.ndarray, s_w: np.ndarray, theta: np.ndarray, beta: np.ndarray, ridge: float,
+            max_iter: int = 100, tol: float = 1e-8) -> tuple[np.ndarray, np.ndarray]:
+    """Penalised ML fit for a block of resamples from starting values ``(b, K)``, ``(b, F)``.
+
+    n_w, s_w: ``(b, R)`` votes and wins (slot A's wins plus half the ties) of each row in each
+    resample (the row's counts times how often its item was drawn).
+
+    Gradient: D^T r + ridge terms with r = w (s - n p) per row (D: +1 at slot A's model, -1 at slot
+    B's, then the feature columns).  Negative Hessian: D^T diag(w n p (1 - p)) D + ridge I, its
+    strengths block a Laplacian, plus 11^T / K on that block for the direction where the
+    likelihood is flat (it leaves steps orthogonal to it); the strengths are re-centred every step.
+    """
+    k, f = rows.k, rows.n_features
+    theta, beta = theta.copy(), beta.copy()
+    if rows.n.size == 0:
+        return theta, beta
+    eye = np.eye(k + f) * ridge
+    eye[:k, :k] += 1.0 / k
+    upper = np.triu_indices(f)
+    active = np.arange(n_w.shape[0])
+    for _ in range(max_iter):
+        if active.size == 0:
+            break
+        th, be, nw, sw = theta[active], beta[active], n_w[active], s_w[active]
+        eta = np.repeat(th[:, rows.pair_a] - th[:, rows.pair_b], rows.sizes, axis=1)
+        if f:
+            eta += be @ rows.xt
+        with np.errstate(over="ignore"):
+            e = np.exp(-eta)
+        p = 1.0 / (1.0 + e)
+        resid = sw - nw * p
+        h = nw * p * (1.0 - p)
+        b = active.size
+        grad = np.empty((b, k + f))
+        grad[:, :k] = _scatter(pair_sums(resid, rows), rows) - ridge * th
+        hess = np.empty((b, k + f, k + f))
+        hess[:, :k, :k] = _laplacian(pair_sums(h, rows), rows)
+        if f:
+            grad[:, k:] = (rows.xt @ resid.T).T - ridge * be
+            cross = np.stack([_scatter(pair_sums(h * rows.xt[j], rows), rows) for j in range(f)], axis=2)
+            hess[:, :k, k:] = cross
+            hess[:, k:, :k] = cross.transpose(0, 2, 1)
+            block = np.empty((b, f, f))
+            sums = (rows.products @ h.T).T
+            block[:, upper[0], upper[1]] = sums
+            block[:, upper[1], upper[0]] = sums
+            hess[:, k:, k:] = block
+        step = np.linalg.solve(hess + eye, grad[:, :, None])[:, :, 0]
+        size = np.abs(step).max(axis=1)
+        step *= np.minimum(1.0, MAX_STEP / np.maximum(size, 1e-300))[:, None]
+        th = th + step[:, :k]
+        theta[active] = th - th.mean(axis=1, keepdims=True)
+        beta[active] = be + step[:, k:]
+        active = active[size >= tol]
+    return theta, beta

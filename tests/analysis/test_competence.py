@@ -1,0 +1,73 @@
+"""Competence over time: blocks of queue positions counted by hand, agreement with the rest against a
+loop, and a simulated annotator who tires half-way through the queue."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from annotate.analysis.competence import competence_over_time, rest_agreement_per_vote
+
+
+def test_blocks_counted_by_hand() -> None:
+    """x answers 5 items at positions 0-4 (blocks of 3: positions 1-3 and 4-6); y answers items 1 and 2."""
+    votes = pd.DataFrame({
+        "item": ["g1", "g2", "a1", "i1", "i2", "g1", "i1"],
+        "rater": ["x", "x", "x", "x", "x", "y", "y"],
+        "label": ["A", "B", "A", "A", "B", "A", "B"],
+        "gold": ["A", "A", "B", None, None, "A", None],
+        "purpose": ["gold", "gold", "attention", "main", "main", "gold", "main"],
+        "active_ms": [5000, 1000, None, 2500, 8000, 4000, 4000],
+        "submit_ms": [6000, 1500, 9000, 3000, 9000, 4500, 4500],
+        "position": [0, 1, 2, 3, 4, 0, 1],
+    })
+    cells = {(c.rater, c.block): c for c in competence_over_time(votes, block=3, n_boot=0)}
+    x1, x2 = cells["x", 1], cells["x", 2]
+    assert (x1.first, x1.last, x1.n_answers) == (1, 3, 3)
+    assert (x1.gold.k, x1.gold.n, x1.gold.share) == (1, 2, 0.5)  # g1 right, g2 wrong; a1 is an attention check
+    assert (x1.attention_failures.k, x1.attention_failures.n) == (1, 1)  # a1: answered A, expected B
+    assert (x1.fast.k, x1.fast.n) == (1, 3)  # 1000 ms; a1 has no active time, its submit time 9000 counts
+    assert x1.rest.share == 1.0 and x1.rest.n == 1  # g1: y answered A too
+    assert x2.gold.reason == "not enough data (n = 0 answers: no gold item)"
+    assert (x2.fast.k, x2.fast.n) == (1, 2)  # 2500 ms
+    assert x2.rest.share == 0.0 and x2.rest.n == 1  # i1: y said B; i2 nobody else
+    everyone = cells[None, 1]
+    assert (everyone.n_answers, everyone.gold.k, everyone.gold.n) == (5, 2, 3)  # x: g1, g2; y: g1
+    assert everyone.rest.share == pytest.approx((1 + 1 + 0) / 3)  # x on g1, y on g1, y on i1
+    json.dumps([c.to_json() for c in cells.values()], allow_nan=False)
+
+
+def test_rest_agreement_against_a_loop() -> None:
+    rng = np.random.default_rng(0)
+    votes = pd.DataFrame({"item": rng.integers(0, 30, 300), "rater": rng.integers(0, 8, 300),
+                          "label": rng.choice(["A", "B", "tie"], 300)})
+    got = rest_agreement_per_vote(votes).to_numpy()
+    first = votes.drop_duplicates(["item", "rater"])
+    for k, (item, rater, label) in enumerate(votes.itertuples(index=False)):
+        others = first.loc[(first["item"] == item) & (first["rater"] != rater), "label"]
+        expected = (others == label).mean() if len(others) else np.nan
+        assert got[k] == pytest.approx(expected, nan_ok=True)
+
+
+def test_a_tiring_annotator_shows_in_the_later_blocks() -> None:
+    """Five annotators answer 100 gold items in their own orders; 'tired' is right 90 % of the time for
+    the first 40 positions and 40 % after, answering ever faster; the others stay at 90 %."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for rater in ["a", "b", "c", "d", "tired"]:
+        for position, item in enumerate(rng.permutation(100)):
+            late = rater == "tired" and position >= 40
+            right = rng.random() < (0.4 if late else 0.9)
+            rows.append({"item": f"i{item}", "rater": rater, "label": "A" if right else "B", "gold": "A",
+                         "purpose": "main", "active_ms": 1500 if late else 6000, "submit_ms": None,
+                         "position": position})
+    cells = {(c.rater, c.block): c for c in competence_over_time(pd.DataFrame(rows), block=40, n_boot=200)}
+    early, late = cells["tired", 1], cells["tired", 2]
+    assert (early.first, early.last, late.first, late.last) == (1, 40, 41, 80)
+    assert early.gold.share > 0.7 and late.gold.share < 0.5  # 31 of 40 right, then 13 of 40
+    assert late.gold.ci_high < early.gold.ci_low
+    assert late.fast.share == 1.0 and early.fast.share == 0.0
+    assert late.rest.share < cells["a", 2].rest.share
