@@ -96,7 +96,9 @@ def test_items_csv_carries_every_slot_and_imports_back(ranked, tmp_path: Path) -
     out = tmp_path / "items.csv"
     export(store, "items", "csv", output=out, raw_csv=True, schema=spec.schema)
     header = out.read_text().splitlines()[0].split(",")
-    assert header[6:15] == ["A", "model_A", "history_A", "B", "model_B", "history_B", "C", "model_C", "history_C"]
+    start = header.index("A")  # after id, ref, kind, category, gold, prompt, conversation
+    assert header[start:start + 9] == [
+        "A", "model_A", "history_A", "B", "model_B", "history_B", "C", "model_C", "history_C"]
     again = create_session("back", "ranking", seed=3, folder=tmp_path / "other")
     again.path.write_text(again.path.read_text().replace("k = 4 ", "k = 3 "))
     from annotate.spec import load_spec
