@@ -345,17 +345,30 @@ class Store:
         names = {a.annotator for a in assignments}
         ids = {name: self.ensure_annotator(name).id for name in names}
         created = utc_now()
-        stored = []
+        rows = [
+            [ids[a.annotator], a.item_id, a.position, int(a.swapped), a.condition, a.purpose, a.suggestion_id,
+             a.seed, created, "".join(a.order) or None]
+            for a in assignments
+        ]
         with self.transaction() as db:
-            for a in assignments:
-                cursor = db.execute(
-                    "INSERT INTO assignments (annotator_id, item_id, position, swapped, condition,"
-                    " purpose, suggestion_id, seed, created, display_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [ids[a.annotator], a.item_id, a.position, int(a.swapped), a.condition,
-                     a.purpose, a.suggestion_id, a.seed, created, "".join(a.order) or None],
-                )
-                stored.append(replace(a, id=int(cursor.lastrowid or 0)))
-        return stored
+            # One statement for all rows (a first queue on a large session is one row per item). Under the
+            # write lock AUTOINCREMENT hands out consecutive ids from the sequence, which is checked after.
+            before = self._assignment_sequence(db)
+            db.conn.executemany(
+                "INSERT INTO assignments (annotator_id, item_id, position, swapped, condition,"
+                " purpose, suggestion_id, seed, created, display_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            after = self._assignment_sequence(db)
+            if after - before != len(rows):
+                raise RuntimeError(f"assignment ids not consecutive: {before}..{after} for {len(rows)} rows")
+        return [replace(a, id=before + 1 + i) for i, a in enumerate(assignments)]
+
+    @staticmethod
+    def _assignment_sequence(db: Any) -> int:
+        """The last id AUTOINCREMENT gave an assignment (0 before the first)."""
+        row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'assignments'").fetchone()
+        return int(row[0]) if row else 0
 
     _ASSIGNMENT_SQL = (
         "SELECT a.id, n.name, a.item_id, a.position, a.swapped, a.condition, a.purpose,"
