@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
 REQUIRED = ("id", "version")
@@ -31,6 +33,8 @@ class Guideline:
     body: str
     """The Markdown after the front matter."""
     path: Path
+    fields: Mapping[str, str] = field(default_factory=dict)
+    """Every front matter field as text (e.g. `errors`, the error taxonomy: annotate.design.spans)."""
 
 
 def builtin_dir() -> Path:
@@ -120,7 +124,7 @@ def parse_guideline(path: Path) -> Guideline:
         raise GuidelineError(f"{path}: front matter: id {fields['id']!r} is not a plain name")
     return Guideline(
         id=fields["id"], version=fields["version"], title=fields.get("title", fields["id"]),
-        kind=fields.get("kind", ""), body=body, path=path,
+        kind=fields.get("kind", ""), body=body, path=path, fields=MappingProxyType(dict(fields)),
     )
 
 

@@ -144,6 +144,26 @@ class Timings:
 
 
 @dataclass(frozen=True)
+class Span:
+    """An error an annotator marked in one response: a stretch of its text, a category and a severity.
+
+    Offsets index the response's original text as stored (`Response.text`), never the rendered or
+    sanitised text on screen: `text[start:end]` is the stretch, in Python str indices (code points),
+    0 <= start < end <= len(text). A span belongs to a response slot (`A`, `B`), never a screen side.
+    """
+
+    slot: str
+    start: int
+    end: int
+    category: str
+    """A category of the session's error taxonomy (annotate.design.spans)."""
+    severity: str
+    """One of the taxonomy's severities (`minor`, `major` by default)."""
+    note: str = ""
+    """The annotator's optional note on this error."""
+
+
+@dataclass(frozen=True)
 class Judgment:
     """A submitted answer (or skip) for one assignment."""
 
@@ -169,6 +189,8 @@ class Judgment:
     """Globally unique id, so copies of a session can be merged idempotently."""
     id: int | None = None
     superseded_by: int | None = None
+    spans: tuple[Span, ...] = ()
+    """Errors marked in the responses (sessions whose schema has spans), in slot space."""
 
     @property
     def skipped(self) -> bool:

@@ -28,9 +28,10 @@ must still never go through `Text.from_markup` or a markup-enabled widget.
 from __future__ import annotations
 
 import re
+from array import array
 from typing import TextIO
 
-__all__ = ["SanitizingWriter", "escape_json", "is_safe", "one_line", "placeholder", "sanitize"]
+__all__ = ["SanitizingWriter", "escape_json", "is_safe", "one_line", "placeholder", "sanitize", "sanitize_offsets"]
 
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _TAGS = "\U000e0000-\U000e007f"
@@ -68,6 +69,53 @@ def sanitize(text: str) -> str:
     if _UNSAFE.search(text) is None:
         return text
     return _UNSAFE.sub(lambda m: m.group() if m.group("flag") else placeholder(m.group()), text)
+
+
+_MAPPED = re.compile("(?P<crlf>\r\n)|" + _UNSAFE.pattern)
+"""What `sanitize` changes, in one left-to-right pass: CRLF, then (as in `_UNSAFE`) flags and unsafe characters."""
+
+
+def sanitize_offsets(text: str) -> tuple[str, array, array]:
+    """`sanitize(text)`, and where each of its characters comes from in `text`.
+
+    Returns (shown, starts, ends): `shown == sanitize(text)`, and `shown[i]` stands for
+    `text[starts[i]:ends[i]]` (Python str indices). Kept characters map one to one; a placeholder's
+    characters all stand for the one character it replaces (`⟨U+202E⟩`: eight characters, one
+    original); the newline made from `\r\n` stands for both. So a stretch `shown[i:j]` is
+    `text[starts[i]:ends[j - 1]]` of the original, never an offset into what is on screen.
+
+    >>> shown, starts, ends = sanitize_offsets("a\x1bb")
+    >>> shown, list(starts), list(ends)
+    ('a␛b', [0, 1, 2], [1, 2, 3])
+    """
+    pieces: list[str] = []
+    starts, ends = array("q"), array("q")
+    pos = 0
+    for match in _MAPPED.finditer(text):
+        begin, stop = match.span()
+        if begin > pos:
+            pieces.append(text[pos:begin])
+            starts.extend(range(pos, begin))
+            ends.extend(range(pos + 1, begin + 1))
+        if match.group("crlf"):
+            pieces.append("\n")
+            starts.append(begin)
+            ends.append(stop)
+        elif match.group("flag"):
+            pieces.append(match.group())
+            starts.extend(range(begin, stop))
+            ends.extend(range(begin + 1, stop + 1))
+        else:
+            shown = placeholder(match.group())
+            pieces.append(shown)
+            starts.extend([begin] * len(shown))
+            ends.extend([stop] * len(shown))
+        pos = stop
+    if pos < len(text):
+        pieces.append(text[pos:])
+        starts.extend(range(pos, len(text)))
+        ends.extend(range(pos + 1, len(text) + 1))
+    return "".join(pieces), starts, ends
 
 
 def one_line(text: object) -> str:

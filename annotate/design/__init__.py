@@ -29,6 +29,7 @@ from annotate.design.schema import (
     LabelSchema,
     describe_identity,
 )
+from annotate.design.spans import SEVERITIES, SpanSpec, SpanSpecError, Taxonomy, resolve_taxonomy
 
 __all__ = [
     "GRADED_POINTS",
@@ -40,6 +41,7 @@ __all__ = [
     "PREFERENCES",
     "RANK_SLOTS",
     "RUBRIC_CRITERIA",
+    "SEVERITIES",
     "Choice",
     "Criterion",
     "Grade",
@@ -50,10 +52,14 @@ __all__ = [
     "Outcomes",
     "Question",
     "Ranking",
+    "SpanSpec",
+    "SpanSpecError",
+    "Taxonomy",
     "describe_identity",
     "grade_keys",
     "order_of",
     "ordinal",
     "parse_labels",
+    "resolve_taxonomy",
     "signed",
 ]

@@ -23,6 +23,9 @@ description = "..."
 [labels]                      # ranking
 k = 4                         # responses ranked per item, 3 to 6
 ties = true                   # may two responses share a place (default true)
+
+[labels.spans]                # any kind but ranking: annotators may mark error spans (annotate.design.spans)
+categories = ["factual", "reasoning"]
 ```
 
 A bad table raises `LabelsError(key, expected)`; `annotate.spec` adds the file.
@@ -33,11 +36,13 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from annotate.design.questions import GRADED_POINTS, PREFERENCES, Grade, Graded, Outcomes, Question
 from annotate.design.ranking import MAX_K, MIN_K, Ranking
 from annotate.design.schema import RUBRIC_CRITERIA, LabelSchema
+from annotate.design.spans import SpanSpecError, parse_spans
 
 PAIRWISE_SCALES = ("outcomes", *(f"graded-{n}" for n in GRADED_POINTS))
 """The names a pairwise `scale` may take."""
@@ -45,10 +50,10 @@ MAX_ASPECTS = 8
 """Aspects fit one screen as one row each (at 80x24 too)."""
 NAME = re.compile(r"[a-z][a-z0-9_]{0,31}\Z")
 
-_PAIRWISE_KEYS = {"scale", "both_bad", "outcomes", "aspects"}
+_PAIRWISE_KEYS = {"scale", "both_bad", "outcomes", "aspects", "spans"}
 _ASPECT_KEYS = {"name", "scale", "both_bad", "outcomes", "description"}
-_SINGLE_KEYS = {"scale"}
-_RUBRIC_KEYS = {"criteria"}
+_SINGLE_KEYS = {"scale", "spans"}
+_RUBRIC_KEYS = {"criteria", "spans"}
 _CRITERION_KEYS = {"name", "scale", "description"}
 _RANKING_KEYS = {"k", "ties", "description"}
 _NOT_RANKING = {"k": "k is the number of responses of a ranking session (kind = \"ranking\")",
@@ -66,6 +71,19 @@ class LabelsError(ValueError):
 
 def parse_labels(kind: str, table: Mapping[str, Any]) -> LabelSchema:
     """The schema of a session of `kind` whose [labels] table is `table` ({} when absent)."""
+    schema = _answers(kind, {k: v for k, v in table.items() if k != "spans"})
+    if "spans" not in table:
+        return schema
+    if kind == "ranking":
+        raise LabelsError("labels.spans", "error spans are not available in ranking sessions (kind = \"ranking\"); "
+                                          "mark errors in a pairwise, single or rubric session")
+    try:
+        return replace(schema, spans=parse_spans("labels.spans", table["spans"]))
+    except SpanSpecError as exc:
+        raise LabelsError(exc.key, exc.expected) from None
+
+
+def _answers(kind: str, table: Mapping[str, Any]) -> LabelSchema:
     if kind == "pairwise":
         return _pairwise(table)
     if kind == "ranking":

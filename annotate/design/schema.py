@@ -25,6 +25,7 @@ from typing import Any
 
 from annotate.design.questions import Grade, Graded, Order, Outcomes, Question
 from annotate.design.ranking import RANK_SLOTS, Ranking
+from annotate.design.spans import SpanSpec
 
 RUBRIC_CRITERIA = ("helpfulness", "correctness", "coherence", "complexity", "verbosity")
 """The default rubric (HelpSteer's five attributes), each 0-4."""
@@ -48,6 +49,8 @@ class LabelSchema:
     """The question stored in `label`; empty for rubric schemas (no label)."""
     aspects: bool = False
     """Several questions on one pair, one label per aspect, stored in `scores`."""
+    spans: SpanSpec | None = None
+    """Annotators may also mark error spans in the responses (`[labels.spans]`); None: they may not."""
 
     # -- making one ------------------------------------------------------------------------
 
@@ -228,10 +231,15 @@ class LabelSchema:
         if self.shape in ("graded", "aspects", "ranking") or subset:
             out["questions"] = [q.identity() for q in self.questions]
             out["primary"] = self.primary_name
+        if self.spans is not None:
+            out["spans"] = self.spans.identity()
         return out
 
     def summary(self) -> str:
         """The schema in a few words, for reports and errors."""
+        return self._answers_summary() + ("; error spans" if self.spans is not None else "")
+
+    def _answers_summary(self) -> str:
         if self.kind == "rubric":
             return "criteria " + ", ".join(f"{c.name} {c.low}-{c.high}" for c in self.criteria)
         if self.aspects:
@@ -246,6 +254,11 @@ def describe_identity(identity: Any) -> str:
     """A stored schema identity (JSON) in a few words, for an error message."""
     if not isinstance(identity, dict):
         return "an unknown schema"
+    spans = " + error spans" if isinstance(identity.get("spans"), dict) else ""
+    return _describe_answers(identity) + spans
+
+
+def _describe_answers(identity: dict[str, Any]) -> str:
     questions = identity.get("questions")
     if isinstance(questions, list) and questions:
         parts = []

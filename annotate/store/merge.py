@@ -11,7 +11,8 @@ merges the copy back. The copy is opened read-only and never changed.
 - Judgments and events are matched by their globally unique `uid`: a uid already present means
   already merged and is skipped, so merging the same file twice changes nothing.
 - Revisions are reproduced: a judgment the copy superseded is superseded here too, by the same
-  judgment.
+  judgment. A judgment's error spans come with it (by its uid); spans are part of its answer, so
+  two answers that differ only in their spans are a conflict like any other.
 - A conflict is one assignment whose current judgment differs between the two files, neither
   having seen the other's (different uids, neither in the other's history) and with different
   answers. It is reported (annotator, item, position, both answers) and nothing of that
@@ -42,8 +43,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from annotate.model import Span
 from annotate.store import health
 from annotate.store.codec import content_hash, item_from_row
+from annotate.store.spans import insert_spans, span_key, spans_by_judgment
 from annotate.store.store import Store, StoreError, utc_now
 from annotate.text import plural
 
@@ -252,8 +255,13 @@ class _Source:
             self.assignments = {r["id"]: dict(r) for r in conn.execute("SELECT * FROM assignments")}
             self.judgments = [dict(r) for r in conn.execute("SELECT * FROM judgments ORDER BY id")]
             self.events = [dict(r) for r in conn.execute("SELECT * FROM events ORDER BY id")]
+            spans = _spans_of(conn, [j["id"] for j in self.judgments])
         except sqlite3.DatabaseError as exc:
             raise _copy_error(exc, path) from None
+        self.spans = spans
+        """The copy's judgment id -> its error spans (none when the copy predates them)."""
+        for row in self.judgments:
+            row["_spans"] = span_key(spans.get(row["id"], ()))
 
     def item(self, item_id: str) -> dict[str, Any] | None:
         """The copy's item row with its content hash recomputed from its content (the stored hash
@@ -277,14 +285,31 @@ class _Source:
         return self.annotators[row["annotator_id"]][0], row["item_id"], row["position"]
 
 
+def _spans_of(conn: Any, judgment_ids: list[int]) -> dict[int, tuple[Span, ...]]:
+    """Judgment id -> error spans, in a file that may predate the spans table (then none)."""
+    has_table = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'spans'").fetchone()
+    return spans_by_judgment(conn, judgment_ids) if has_table and judgment_ids else {}
+
+
+def _with_spans(db: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """This file's judgment rows with their spans (`_spans`, canonical) for comparing answers."""
+    spans = _spans_of(db, [r["id"] for r in rows])
+    for row in rows:
+        row["_spans"] = span_key(spans.get(row["id"], ()))
+    return rows
+
+
 def _answer(row: dict[str, Any]) -> str:
-    """A judgment's answer as text, for comparing and for reports."""
+    """A judgment's answer as text, for comparing and for reports (error spans included)."""
     if row["skip_reason"] is not None:
         return f"skip ({row['skip_reason']})"
     scores = json.loads(row["scores"] or "{}")
-    if scores:
-        return json.dumps(scores, sort_keys=True)
-    return str(row["label"])
+    answer = json.dumps(scores, sort_keys=True) if scores else str(row["label"])
+    spans = row.get("_spans") or ()
+    if spans:
+        answer += " with spans " + "; ".join(f"{s[0]} {s[1]}-{s[2]} {s[3]}/{s[4]}" + (f" {s[5]!r}" if s[5] else "")
+                                             for s in spans)
+    return answer
 
 
 _NOT_CONTENT = ("id", "assignment_id", "superseded_by")
@@ -301,8 +326,10 @@ def _edited_judgments(db: Any, source: _Source, counts: _Counts) -> set[int]:
         found = cursor.fetchone()
         if found is None:
             continue
-        ours = dict(zip([d[0] for d in cursor.description], found, strict=True))
+        ours = _with_spans(db, [dict(zip([d[0] for d in cursor.description], found, strict=True))])[0]
         differ = sorted(c for c in row if c in here_columns and c not in _NOT_CONTENT and row[c] != ours[c])
+        if row["_spans"] != ours["_spans"]:
+            differ.append("spans")
         name, item_id, position = source.key(row["assignment_id"])
         here_key = db.execute(
             "SELECT n.name, a.item_id, a.position FROM assignments a JOIN annotators n ON n.id = a.annotator_id"
@@ -501,10 +528,10 @@ def _merge_judgments(
     new = [j for j in theirs if j["uid"] not in uid_to_id]
     if not new:
         return True
-    ours = [dict(r) for r in db.query(
+    ours = _with_spans(db, [dict(r) for r in db.query(
         "SELECT id, uid, label, scores, skip_reason, superseded_by FROM judgments WHERE assignment_id = ? ORDER BY id",
         [target],
-    )]
+    )])
     their_uids = {j["uid"] for j in theirs}
     our_uids = {j["uid"] for j in ours}
     our_current = next((j for j in reversed(ours) if j["superseded_by"] is None), None)
@@ -532,6 +559,7 @@ def _merge_judgments(
             list(values.values()),
         )
         uid_to_id[row["uid"]] = int(cursor.lastrowid or 0)
+        insert_spans(db, uid_to_id[row["uid"]], source.spans.get(row["id"], ()))
         counts.judgments += 1
     for row in theirs:
         if row["superseded_by"] is None:

@@ -121,4 +121,7 @@ def _current_judgments(ids: list[int], store: Store) -> dict[int, Judgment]:
             f"SELECT * FROM judgments WHERE assignment_id IN ({marks}) AND superseded_by IS NULL ORDER BY id", chunk
         ):
             found[row["assignment_id"]] = _judgment_from_row(row)
+    if found:
+        with_spans = store.with_spans(list(found.values()))
+        found = {j.assignment_id: j for j in with_spans}
     return found

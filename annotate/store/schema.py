@@ -402,11 +402,31 @@ def _triggers(db: sqlite_utils.Database, table: str, count_in: str, count_out: s
     db.execute(f'CREATE TRIGGER "tally_{table}_update" AFTER UPDATE OF {columns} ON "{table}" BEGIN {old} {new} END')
 
 
+def _v10_spans(db: sqlite_utils.Database) -> None:
+    """Error spans: stretches of a response an annotator marked, one row each, written in the same
+    transaction as the judgment they belong to. Offsets are Python str indices (code points) into
+    the slot's original response text, `char_start` inclusive, `char_end` exclusive; the slot is a
+    response slot (A, B), never a screen side."""
+    db.execute(
+        "CREATE TABLE spans ("
+        " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " judgment_id INTEGER NOT NULL REFERENCES judgments(id),"
+        " slot TEXT NOT NULL,"
+        " char_start INTEGER NOT NULL,"
+        " char_end INTEGER NOT NULL,"
+        " category TEXT NOT NULL,"
+        " severity TEXT NOT NULL,"
+        " note TEXT NOT NULL DEFAULT '',"
+        " CHECK (0 <= char_start AND char_start < char_end))"
+    )
+    db.execute("CREATE INDEX idx_spans_judgment ON spans (judgment_id)")
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial, _v2_suggestion_failures, _v3_merges, _v4_identity, _v5_external_label_order, _v6_links,
-    _v7_display_order, _v8_flags, _v9_tallies,
+    _v7_display_order, _v8_flags, _v9_tallies, _v10_spans,
 )
 """MIGRATIONS[i] takes the schema from version i to version i + 1."""
 

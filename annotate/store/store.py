@@ -38,6 +38,7 @@ from annotate.store._sqlite_utils import sqlite_utils
 from annotate.store.codec import content_hash, dumps, item_from_row, item_row
 from annotate.store.errors import StoreError
 from annotate.store.schema import migrate
+from annotate.store.spans import insert_spans, response_texts, with_spans
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -113,6 +114,19 @@ class Store:
         self.read_only_reason = read_only
         """Why this user cannot write the file ("" when they can); every write is then refused."""
         self._wal = None if read_only else health.WalWatch(path, db)
+        self._spans_table: bool | None = None
+
+    @property
+    def has_spans(self) -> bool:
+        """Whether the file has the spans table (a read-only file of an older version may not)."""
+        if self._spans_table is None:
+            self._spans_table = self.db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'spans'").fetchone() is not None
+        return self._spans_table
+
+    def with_spans(self, judgments: list[Judgment]) -> list[Judgment]:
+        """The judgments with their error spans attached (annotate.store.spans)."""
+        return with_spans(self.db, judgments) if self.has_spans and judgments else judgments
 
     @property
     def read_only(self) -> bool:
@@ -437,7 +451,7 @@ class Store:
             sql += f" AND a.purpose IN ({','.join('?' * len(purposes))})"
             params += list(purposes)
         rows = self.db.execute(sql + " ORDER BY j.id", params).fetchall()
-        judgments = {j.id: j for j in self._judgments_by_id([r[0] for r in rows])}
+        judgments = {j.id: j for j in self.with_spans(self._judgments_by_id([r[0] for r in rows]))}
         return [(self._assignment(r[1:]), judgments[r[0]]) for r in rows]
 
     def _judgments_by_id(self, ids: Sequence[int]) -> list[Judgment]:
@@ -475,17 +489,27 @@ class Store:
         the screen had it: when the stored one is gone or differs (item, annotator, position,
         sides, condition, purpose, suggestion), nothing is written and StaleAssignment is raised.
         The judgment row records the item it was made on and the sitting (`sittings`) it came from.
+        Its error spans are written in the same transaction; a span outside its response's text (or
+        on a slot the item lacks) is a StoreError and nothing is written.
         """
         uid = judgment.uid or new_uid()
         row = _judgment_row(judgment, uid)
         row["sitting_id"] = sitting_id
         with self.transaction() as db:
             row["item_id"] = self._check_assignment(judgment.assignment_id, shown).item_id
+            if judgment.spans:
+                from annotate.design.spans import check_spans
+
+                try:
+                    check_spans(judgment.spans, response_texts(db, row["item_id"]))
+                except ValueError as exc:
+                    raise StoreError(f"item {row['item_id']}: {exc}") from None
             cursor = db.execute(
                 f"INSERT INTO judgments ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
                 list(row.values()),
             )
             new_id = int(cursor.lastrowid or 0)
+            insert_spans(db, new_id, judgment.spans)
             db.execute(
                 "UPDATE judgments SET superseded_by = ? WHERE assignment_id = ? AND id != ?"
                 " AND superseded_by IS NULL",
@@ -540,7 +564,7 @@ class Store:
             "SELECT * FROM judgments WHERE assignment_id = ? AND superseded_by IS NULL"
             " ORDER BY id DESC LIMIT 1", [assignment_id],
         ))
-        return _judgment_from_row(rows[0]) if rows else None
+        return self.with_spans([_judgment_from_row(rows[0])])[0] if rows else None
 
     def judgments(
         self, annotator: str | None = None, include_superseded: bool = False
@@ -556,7 +580,7 @@ class Store:
             "SELECT j.* FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
             f" JOIN annotators n ON n.id = a.annotator_id {clause} ORDER BY j.id"
         )
-        return [_judgment_from_row(r) for r in self.db.query(sql, params)]
+        return self.with_spans([_judgment_from_row(r) for r in self.db.query(sql, params)])
 
     def events(self, assignment_id: int | None = None) -> list[Event]:
         """Events in the order they were recorded, for one assignment or all."""
