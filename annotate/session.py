@@ -13,11 +13,15 @@ import difflib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from annotate.design import describe_identity
-from annotate.spec import SESSION_NAME, TASK_KINDS, SessionSpec, load_spec, render_spec
+from annotate.spec import SESSION_NAME, TASK_KINDS, SessionSpec, SpecError, load_spec, render_spec
 from annotate.store import Store
+
+if TYPE_CHECKING:
+    from annotate.design.spans import Taxonomy
+    from annotate.guidelines import Guideline
 
 
 class SessionError(ValueError):
@@ -174,15 +178,32 @@ def check_identity(spec: SessionSpec, store: Store) -> None:
             store.set_meta(IDENTITY_META_KEY, _canonical(mine))
 
 
+def session_taxonomy(spec: SessionSpec, guideline: Guideline | None) -> Taxonomy | None:
+    """The error taxonomy of a session whose answers include error spans (None otherwise): the
+    spec's `[labels.spans]` categories, else its guideline's `errors:`. A SpecError naming the
+    spec's key (or a ValueError naming the guideline's front matter) when there is none to use."""
+    from annotate.design.spans import SpanSpecError, resolve_taxonomy
+
+    if spec.schema.spans is None:
+        return None
+    try:
+        return resolve_taxonomy(spec.schema.spans, guideline)
+    except SpanSpecError as exc:
+        if exc.key.startswith("labels."):
+            raise SpecError(spec.path, exc.key, exc.expected) from None
+        raise ValueError(str(exc)) from None
+
+
 def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def create_session(
     name: str, kind: str, guideline: str | None = None, seed: int = 0,
-    folder: Path | None = None, design: str = "outcomes",
+    folder: Path | None = None, design: str = "outcomes", spans: bool = False,
 ) -> SessionSpec:
-    """Write `sessions/NAME.toml`, create `sessions/NAME.db`, and return the loaded spec."""
+    """Write `sessions/NAME.toml`, create `sessions/NAME.db`, and return the loaded spec (spans: with
+    `[labels.spans]`, see `render_spec`)."""
     if not SESSION_NAME.match(name):
         raise SessionError(f"{name!r}: a session name is letters, digits, '.', '_' or '-'")
     if kind not in TASK_KINDS:
@@ -193,7 +214,7 @@ def create_session(
     if path.exists():
         raise SessionError(f"{path} already exists; choose another name or edit it")
     try:
-        text = render_spec(name, kind, guideline, seed, design=design)
+        text = render_spec(name, kind, guideline, seed, design=design, spans=spans)
     except ValueError as exc:
         raise SessionError(str(exc)) from None
     tmp = path.with_suffix(".toml.tmp")

@@ -225,14 +225,23 @@ def _check_keys(path: Path, section: str, table: Mapping[str, Any], allowed: set
             raise SpecError(path, where, f"no such key{also}; expected one of {', '.join(sorted(allowed))}")
 
 
+SPAN_LINES = (
+    "[labels.spans]                # annotators may also mark error spans in the responses (e, in the app)",
+    'categories = ["factual", "reasoning", "instruction", "unsafe"]   # or leave out: the guideline\'s `errors:`',
+    'severities = ["minor", "major"]',
+)
+"""The `[labels.spans]` lines `annotate init --spans` writes."""
+
+
 def render_spec(
     name: str, kind: str, guideline: str | None = None, seed: int = 0, db: str | None = None,
-    design: str = "outcomes",
+    design: str = "outcomes", spans: bool = False,
 ) -> str:
     """The TOML text of a new session spec, commented so a lead can edit it by hand.
 
     design: for pairwise sessions, the shape of judgment (annotate.design.templates: outcomes,
-    graded-5, graded-7, aspects); its guideline is the default one.
+    graded-5, graded-7, aspects); its guideline is the default one. spans: annotators may also mark
+    error spans (`[labels.spans]` with a taxonomy to edit), in any kind.
     """
     from annotate.design.templates import design_guideline, design_lines
 
@@ -263,6 +272,8 @@ def render_spec(
         lines += ["[labels]                      # put each item's k responses in order, best first",
                   "k = 4                         # responses per item (slots A, B, C, ...), 3 to 6",
                   "ties = true                   # may two responses share a place", ""]
+    if spans:
+        lines += [*SPAN_LINES, ""]
     lines += [
         "[plan]                        # filled by `annotate plan`",
         "annotators = []",

@@ -14,9 +14,9 @@ the original (stored) text, and stored offsets are turned back into what to high
   placeholder is one stop (its eight characters stand for one); zero-width characters (combining
   marks, joiners, tag characters of a flag) belong to the stop before them; the newline is a stop.
 - `TextMap.layout(width)` wraps `shown` into lines of at most `width` cells (words kept whole
-  where they fit; wide CJK and emoji characters take two cells and never straddle a line end; a
-  tab goes to the next multiple of four) and answers: which line and column a character is at,
-  which character a cell shows.
+  where they fit, the last column kept for the space after a word; wide CJK and emoji characters
+  take two cells and never straddle a line end; a tab goes to the next multiple of four) and
+  answers: which line and column a character is at, which character a cell shows.
 
 Offsets are Python str indices (code points) into the original text: `start` inclusive, `end`
 exclusive, as in `original[start:end]`. This module is pure (no Textual): the TUI paints from it.
@@ -129,6 +129,22 @@ class TextMap:
         k = bisect.bisect_right(ends, stop)
         return self.stop_at(ends[k]) if k < len(ends) else self.step(stop, len(self.shown))
 
+    def previous_word_end(self, stop: int) -> int:
+        """The stop at the last character of the word before the one `stop` is in (or the first stop)."""
+        start = self.previous_word(self.step(stop, 1)) if stop < len(self.shown) else stop
+        ends = self._word_ends
+        k = bisect.bisect_left(ends, start) - 1
+        return self.stop_at(ends[k]) if k >= 0 else self.step(stop, -len(self.shown))
+
+    def trimmed(self, start: int, end: int) -> tuple[int, int]:
+        """`original[start:end]` without white space at either end (as it is when all white space)."""
+        part = self.original[start:end]
+        stripped = part.strip()
+        if not stripped:
+            return start, end
+        lead = len(part) - len(part.lstrip())
+        return start + lead, start + lead + len(stripped)
+
     def word_at(self, stop: int) -> tuple[int, int]:
         """The stops at the first and last character of the word under `stop` (or `stop`, `stop`)."""
         for match in _WORD.finditer(self.shown, max(0, stop - 200)):
@@ -195,7 +211,8 @@ class Layout:
                 w = TAB - x % TAB
             else:
                 w = cell_width(char)
-            if w and x + w > width and i > line_start:
+            limit = width if char == " " or char == "\n" else width - 1  # the last column is for a space
+            if w and x + w > limit and i > line_start:
                 if last_space >= line_start and last_space + 1 < i and not shown[i].isspace():
                     # Move the word after the last space to the next line.
                     brk = last_space + 1
@@ -208,7 +225,7 @@ class Layout:
                         wk = TAB - x % TAB if ck == "\t" else cell_width(ck)
                         cols[k], widths[k] = x, wk
                         x += wk
-                    if x + w > width:  # the moved word and this character still do not fit
+                    if x + w > limit:  # the moved word and this character still do not fit
                         line_starts.append(i)
                         line_start = i
                         x = 0

@@ -25,8 +25,11 @@ from annotate.safe_text import one_line
               help="Pairwise: the shape of a judgment. outcomes: A / B / tie / both_bad; graded-5, graded-7: a graded"
                    " preference (+2 A much better .. -2 B much better) with both bad apart; aspects: one row per aspect"
                    " (correctness, helpfulness, safety, overall), to edit in the spec's [labels].")
+@click.option("--spans", is_flag=True,
+              help="Annotators may also mark error spans in the responses, with a category and a severity"
+                   " ([labels.spans] with a taxonomy to edit), in any kind and design.")
 @domain_errors
-def init(name: str, kind: str, guideline: str | None, seed: int | None, design: str) -> None:
+def init(name: str, kind: str, guideline: str | None, seed: int | None, design: str, spans: bool) -> None:
     """Create a session: sessions/NAME.toml and sessions/NAME.db.
 
     \b
@@ -35,6 +38,7 @@ def init(name: str, kind: str, guideline: str | None, seed: int | None, design: 
       annotate init strength --kind pairwise --design graded-5
       annotate init essays --kind single --guideline single-grade
       annotate init leaderboard --kind ranking
+      annotate init errors --kind pairwise --spans
     """
     import zlib
 
@@ -49,8 +53,8 @@ def init(name: str, kind: str, guideline: str | None, seed: int | None, design: 
     guideline = guideline or (design_guideline(design) if kind == "pairwise" else DEFAULT_GUIDELINE[kind])
     load_guideline(guideline, folder.parent)  # found and readable (front matter), or an error naming the file
     seed = seed if seed is not None else zlib.crc32(name.encode("utf-8"))
-    spec = create_session(name, kind, guideline, seed, folder=folder, design=design)
-    shape = "" if design == "outcomes" and kind != "ranking" else f", {spec.schema.summary()}"
+    spec = create_session(name, kind, guideline, seed, folder=folder, design=design, spans=spans)
+    shape = "" if design == "outcomes" and kind != "ranking" and not spans else f", {spec.schema.summary()}"
     echo(f"created {rel(spec.path)} and {rel(spec.db)} ({kind}{shape}, guideline {guideline})")
     echo(f"next: annotate import {name} FILE")
 

@@ -104,6 +104,10 @@ class AnnotateApp(App[None]):
         self.guideline = guideline
         """The session's guideline, stamped on every judgment; None when it failed to load."""
         self.guideline_error = guideline_error
+        from annotate.session import session_taxonomy
+
+        self.taxonomy = session_taxonomy(spec, guideline)
+        """The error taxonomy when the session's answers include error spans, else None."""
         self.clock = clock
         """Monotonic nanoseconds; tests pass a fake."""
         self.sitting_clock = sitting_clock
@@ -459,10 +463,11 @@ def run_app(
     judgment is made without the guideline version it should carry. The file must be this
     session's (`annotate.session.check_identity`).
     """
-    from annotate.session import check_identity
+    from annotate.session import check_identity, session_taxonomy
 
     theme = theme_name(theme) if theme else None  # a bad name is refused before the file is opened
     guideline = load_guideline(spec.guideline, spec.project_dir)
+    session_taxonomy(spec, guideline)  # a taxonomy that cannot be used is refused before the file is opened
     with Store.open(db or spec.db) as store:
         store.require_writable("annotating writes to it")
         check_identity(spec, store)

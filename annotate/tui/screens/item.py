@@ -37,6 +37,7 @@ from annotate.tui.screens.item_flag import Flagging, flag_state
 from annotate.tui.screens.item_nav import Navigation
 from annotate.tui.screens.item_scroll import PaneScrolling
 from annotate.tui.screens.item_search import PaneSearch
+from annotate.tui.screens.item_spans import SpanMarking
 from annotate.tui.widgets.doc_view import DocView
 from annotate.tui.widgets.guideline_panel import GuidelinePanel
 from annotate.tui.widgets.key_bar import KeyBar
@@ -44,6 +45,7 @@ from annotate.tui.widgets.label_bar import LabelBar
 from annotate.tui.widgets.progress_line import ProgressLine, skip_state
 from annotate.tui.widgets.prompt_pane import PromptPane
 from annotate.tui.widgets.response_pane import ResponsePane
+from annotate.tui.widgets.span_strip import SpanStrip
 from annotate.tui.widgets.suggestion import SuggestionController, SuggestionLine
 
 if TYPE_CHECKING:
@@ -71,7 +73,8 @@ def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
     return bindings
 
 
-class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneSearch, PaneScrolling, ReadAhead, Screen[None]):
+class ItemScreen(SpanMarking, AnswerKeys, Navigation, Flagging, EarlierTurns, PaneSearch, PaneScrolling, ReadAhead,
+                 Screen[None]):
     """Shows one assignment at a time and records what the annotator does with it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -116,6 +119,10 @@ class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneSearch, Pan
                 tooltip="Tell the lead this item has a problem (broken, identity leak, offensive, ...)"),
         Binding("a", "reveal_suggestion", "Suggestion", id="reveal-suggestion", show=False,
                 tooltip="Show the suggestion, where one can be asked for"),
+        Binding("m", "mark_errors", "Mark errors", id="mark-errors",
+                tooltip="Mark error spans in the active response (sessions with [labels.spans])"),
+        Binding("v", "plain_view", "Plain text", id="plain-view", show=False,
+                tooltip="Show the active response as plain text (errors highlighted) or as Markdown"),
     ]
 
     ALLOW_IN_MAXIMIZED_VIEW = "#progress, #keys, LabelBar"
@@ -160,6 +167,7 @@ class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneSearch, Pan
         """Shows the item's LLM suggestion as its condition says (widgets/suggestion.py)."""
         self._notice_timer: Timer | None = None
         """Clears the notice on the progress line."""
+        self.init_spans()
 
     @property
     def annotate_app(self) -> AnnotateApp:
@@ -176,6 +184,8 @@ class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneSearch, Pan
         yield Input(placeholder="Rationale (optional). Enter or Esc closes.", id="rationale", max_length=4000)
         yield Input(placeholder="Search the panes: Enter finds, Esc closes", id="search", max_length=200)
         yield SuggestionLine(id="suggestion")
+        if app.taxonomy is not None:
+            yield SpanStrip(id="spans")
         yield from self.compose_answer()
         yield KeyBar(id="keys")
         yield GuidelinePanel(app.guideline, app.guideline_error, app.whole_lines_for, id="guideline")
@@ -300,6 +310,7 @@ class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneSearch, Pan
             self.rationale, self.confidence = stored.rationale, stored.confidence
         self.query_one("#prompt", ResponsePane).show(prompt_doc(item, self.show_earlier))
         self.show_item(item, assignment)
+        self.spans_shown(item, stored)
         self.suggestion.start(assignment, stored)
         now = app.clock()
         self.clock = ItemClock(now, utc_now())
@@ -359,6 +370,8 @@ class ItemScreen(AnswerKeys, Navigation, Flagging, EarlierTurns, PaneSearch, Pan
             return True if self.matches else None
         if action == "reveal_suggestion":
             return True if self.suggestion.can_reveal else None
+        if action in ("mark_errors", "plain_view"):
+            return self.span_action_state(action)
         if action == "next_unfinished":
             queue = self.annotate_app.queue
             nxt = queue.first_unfinished(self.index + 1)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from annotate.model import Judgment
+from annotate.store.spans import span_key
 
 if TYPE_CHECKING:
     from annotate.tui.screens.item import ItemScreen
@@ -32,6 +33,7 @@ class Navigation(_Base):
             prior is not None and skip_reason is None and not prior.skipped
             and prior.label == fields["label"] and dict(prior.scores) == dict(fields["scores"])
             and prior.rationale == self.rationale and prior.confidence == self.confidence
+            and span_key(prior.spans) == span_key(self.answer_spans())
         )
         if unchanged:
             self.record("nav.forward", unchanged=True)
@@ -47,7 +49,7 @@ class Navigation(_Base):
                 confidence=None if skip_reason else self.confidence,
                 guideline_id=guideline.id if guideline else app.spec.guideline,
                 guideline_version=guideline.version if guideline else None,
-                skip_reason=skip_reason,
+                skip_reason=skip_reason, spans=() if skip_reason else self.answer_spans(),
             )
             judgment = self.suggestion.complete(judgment, now)
             app.write_judgment(judgment, self.events, assignment)

@@ -2,9 +2,48 @@
 
 from __future__ import annotations
 
-from rich.text import Text
+from collections.abc import Callable, Sequence
+from typing import ClassVar
 
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+
+from annotate.text_map import TextMap
+from annotate.tui.plain_lines import Mark, PlainLines
+from annotate.tui.render import Doc
 from annotate.tui.widgets.doc_view import DocView, LinesFor
+
+SpanKey = Callable[[str], None]
+"""What the screen does with a span-mode key (the action's argument: `left`, `word`, `confirm`...)."""
+SpanMouse = Callable[[str, int, int], None]
+"""What the screen does with a mouse event in the plain view: (`down` | `drag` | `up`, line, column)."""
+
+_CONSUMED = frozenset({
+    "enter", "escape", "tab", "shift+tab", "up", "down", "left", "right", "home", "end", "pageup", "pagedown",
+    "backspace", "delete", "space", "ctrl+left", "ctrl+right",
+})
+"""Keys span mode keeps from the screen's bindings (with every printable character)."""
+
+
+def span_bindings() -> list[BindingType]:
+    """The keys of span mode (active while a pane has focus in it), each with an id."""
+    rows = (
+        ("left,h", "left", "Cursor left", False), ("right,l", "right", "Cursor right", False),
+        ("up,k", "up", "Line up", False), ("down,j", "down", "Line down", False),
+        ("w,ctrl+right", "word", "Next word", False), ("b,ctrl+left", "word_back", "Previous word", False),
+        ("e", "word_end", "End of word", False), ("home,0", "line_start", "Start of line", False),
+        ("end,dollar_sign", "line_end", "End of line", False), ("pageup", "page_up", "Page up", False),
+        ("pagedown", "page_down", "Page down", False),
+        ("space,v", "anchor", "Anchor", True), ("enter", "confirm", "Mark", True),
+        ("n", "next", "Next error", True), ("p,N", "previous", "Previous error", False),
+        ("x,delete,backspace", "delete", "Delete error", True), ("tab", "pane", "Other pane", True),
+        ("shift+tab", "pane_back", "Other pane", False), ("escape", "escape", "Done", True),
+    )
+    return [
+        Binding(keys, f"span('{what}')", text, show=show, id=f"span-{what.replace('_', '-')}", tooltip=text)
+        for keys, what, text, show in rows
+    ]
 
 
 class ResponsePane(DocView):
@@ -12,7 +51,14 @@ class ResponsePane(DocView):
 
     `slot` says which response slot the pane currently shows (it changes per item with the
     side mapping); it is never shown. The title is a fixed string, never item text or a model.
+
+    A response pane shows its document as Markdown, or (`show_plain`) the judged response as plain
+    sanitised text with marks painted on (error spans, a selection, a cursor: `plain_lines`). In
+    *span mode* (`span_key` set) it has focus and its own keys move a cursor and mark spans; every
+    key it uses, and every printable one, is kept from the screen's bindings meanwhile.
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = span_bindings()
 
     def __init__(self, title: str, lines_for: LinesFor | None = None, *, id: str | None = None,
                  classes: str | None = None) -> None:
@@ -22,3 +68,109 @@ class ResponsePane(DocView):
         self.slot: str | None = None
         """The slot (`A`/`B`) shown now; None for the prompt."""
         self.border_title = Text(title)
+        self.span_key: SpanKey | None = None
+        """Set by the screen while the pane is in span mode."""
+        self.span_mouse: SpanMouse | None = None
+        """Set by the screen while the pane shows plain text: mouse presses and drags there mark spans."""
+        self._markdown_for: LinesFor = self.lines_for
+        self._plain: TextMap | None = None
+        self._plain_lines: PlainLines | None = None
+        self._marks: tuple[Mark, ...] = ()
+
+    # -- the two views -------------------------------------------------------------------------
+
+    @property
+    def plain(self) -> TextMap | None:
+        """The text shown as plain text, or None (Markdown)."""
+        return self._plain
+
+    @property
+    def plain_lines(self) -> PlainLines | None:
+        """The plain view's lines at the pane's width (None in the Markdown view or before layout)."""
+        return self._plain_lines if self._plain is not None else None
+
+    def show(self, doc: Doc | None) -> None:
+        """Show `doc` from its top, as Markdown."""
+        self._plain, self._plain_lines, self._marks = None, None, ()
+        self.lines_for = self._markdown_for
+        self.span_mouse = None
+        super().show(doc)
+
+    def show_plain(self, text: TextMap | None) -> None:
+        """Show `text` (the judged response) as plain text, or (None) the document as Markdown again,
+        at about the same depth."""
+        if text is self._plain:
+            return
+        depth = self.depth if self.max_scroll_y > 0 else 0.0
+        self._plain, self._plain_lines = text, None
+        self.lines_for = self._markdown_for if text is None else self._plain_for
+        deepest = self.deepest
+        DocView.show(self, self.doc)
+        self.deepest = deepest
+        if depth:
+            self.set_depth(depth)
+        self.border_subtitle = Text("plain text" if text is not None else "")
+
+    def _plain_for(self, doc: Doc, width: int) -> PlainLines:
+        text = self._plain
+        assert text is not None
+        lines = self._plain_lines
+        if lines is None or lines.width != max(width, 2) or lines.text is not text:
+            lines = PlainLines(text, width)
+            lines.set_marks(self._marks)
+            self._plain_lines = lines
+        return lines
+
+    def set_marks(self, marks: Sequence[Mark]) -> None:
+        """Paint these marks on the plain view (kept when it is laid out again at another width)."""
+        self._marks = tuple(marks)
+        if self._plain_lines is not None:
+            self._plain_lines.set_marks(self._marks)
+            self.refresh()
+
+    def scroll_to_line(self, line: int) -> None:
+        """Scroll just enough that `line` is in view."""
+        rows = max(1, self.scrollable_content_region.height)
+        top = round(self.scroll_y)
+        if line < top:
+            self.scroll_to(y=line, animate=False, immediate=True)
+        elif line >= top + rows:
+            self.scroll_to(y=line - rows + 1, animate=False, immediate=True)
+
+    # -- span mode -----------------------------------------------------------------------------
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        if self.span_key is None:
+            return False
+        return key in _CONSUMED or (character is not None and character.isprintable())
+
+    def action_span(self, what: str) -> None:
+        if self.span_key is not None:
+            self.span_key(what)
+
+    def _cell(self, event: events.MouseEvent) -> tuple[int, int] | None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return None
+        return round(self.scroll_y) + offset.y, offset.x
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        cell = self._cell(event) if self.span_mouse is not None and event.button == 1 else None
+        if cell is not None and self.span_mouse is not None:
+            self.capture_mouse()
+            self.span_mouse("down", *cell)
+            event.stop()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        if self.span_mouse is not None and event.button == 1 and self.app.mouse_captured is self:
+            cell = self._cell(event)
+            if cell is not None:
+                self.span_mouse("drag", *cell)
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        if self.app.mouse_captured is self:
+            self.capture_mouse(False)
+            cell = self._cell(event)
+            if self.span_mouse is not None and cell is not None:
+                self.span_mouse("up", *cell)
+                event.stop()
