@@ -26,7 +26,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from annotate.design import LabelSchema, order_of
-from annotate.model import Assignment, slot_to_side
+from annotate.model import Assignment, Span, slot_to_side
 from annotate.spec import SessionSpec
 from annotate.store import Store
 
@@ -49,6 +49,8 @@ class Vote:
     confidence: int | None
     swapped: bool
     """The side mapping this annotator saw."""
+    spans: tuple[Span, ...] = ()
+    """The errors this annotator marked (slot space), shown to the adjudicator."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,7 @@ def item_votes(store: Store, item_ids: list[str] | set[str]) -> dict[str, tuple[
         if assignment.item_id in wanted and judgment.label is not None:
             votes[assignment.item_id].append(Vote(
                 assignment.annotator, judgment.label, judgment.rationale, judgment.confidence, assignment.swapped,
+                judgment.spans,
             ))
     return {item_id: tuple(found) for item_id, found in votes.items()}
 

@@ -193,6 +193,12 @@ def build_report(
     data["aspects"] = None if asked is None else asked[1]
     if asked is not None:
         sections.append(asked[0])
+    from annotate.report.sections.spans import spans_section
+
+    marked = spans_section(ctx, store) if not votes.empty else None
+    data["spans"] = None if marked is None else marked[1]
+    if marked is not None:
+        sections.append(marked[0])
     from annotate.report.sections.flags import flags_section
 
     flagged = flags_section(ctx, store)

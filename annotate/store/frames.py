@@ -191,3 +191,40 @@ def item_turns(store: Store) -> dict[str, int]:
         own = sum(1 for m in first.get("history", ()) if m.get("role") == "user")
         out[item_id] = max(1, shared + own)
     return out
+
+
+SPAN_COLUMNS = ("judgment_id", "slot", "start", "end", "category", "severity")
+RESPONSE_COLUMNS = ("judgment_id", "item", "rater", "slot", "model")
+
+
+def span_frames(store: Store, judgments: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The judged responses and their error spans, for `annotate.analysis.spans`.
+
+    judgments: the judgments that count, with columns judgment_id, item, rater (the report's votes of
+    source `judgment`). Returns (responses, spans): responses has one row per judgment and response
+    slot of its item (RESPONSE_COLUMNS, the slot's model from the item); spans one row per span of
+    those judgments (SPAN_COLUMNS, offsets into the original text)."""
+    import pandas as pd
+
+    items = items_frame(store).set_index("item")
+    rows = []
+    for judgment_id, item, rater in judgments[["judgment_id", "item", "rater"]].itertuples(index=False):
+        if item not in items.index:
+            continue
+        found = items.loc[item]
+        for slot, model, length in (("A", found["model_a"], found["len_a"]), ("B", found["model_b"], found["len_b"])):
+            if length is None or length != length:  # the item has no response in this slot
+                continue
+            known = model is not None and model == model  # NaN: the item names no model for the slot
+            rows.append((int(judgment_id), str(item), str(rater), slot, str(model) if known else None))
+    responses = pd.DataFrame(rows, columns=list(RESPONSE_COLUMNS))
+    if not store.has_spans or responses.empty:
+        return responses, pd.DataFrame(columns=list(SPAN_COLUMNS))
+    ids = sorted(set(responses["judgment_id"]))
+    parts = []
+    for begin in range(0, len(ids), 500):
+        chunk = ids[begin : begin + 500]
+        parts.append(store.frame(
+            "SELECT judgment_id, slot, char_start AS start, char_end AS \"end\", category, severity FROM spans"
+            f" WHERE judgment_id IN ({','.join('?' * len(chunk))}) ORDER BY judgment_id, slot, char_start", chunk))
+    return responses, pd.concat(parts, ignore_index=True).reindex(columns=list(SPAN_COLUMNS))

@@ -27,7 +27,7 @@ from annotate import adjudication
 from annotate.adjudication import Vote, vote_text
 from annotate.design import LabelSchema
 from annotate.guidelines import Guideline, load_guideline
-from annotate.model import Assignment, Item
+from annotate.model import Assignment, Item, Span, slot_to_side
 from annotate.safe_text import sanitize
 from annotate.spec import SessionSpec
 from annotate.store import Store
@@ -42,6 +42,8 @@ from annotate.tui.summary import SittingSummary
 
 RATIONALE_CHARS = 600
 """A rationale longer than this is cut (with an ellipsis) in the votes panel."""
+SPANS_LISTED = 4
+"""Errors named per annotator in the votes panel (all are underlined in the panes)."""
 
 
 class VotesPanel(Widget):
@@ -84,8 +86,22 @@ class VotesPanel(Widget):
                 note = f"“{text}”"
                 if kind == "pairwise" and vote.swapped != swapped:
                     note += " (their left and right were the other way round)"
+            if vote.spans:
+                note = (note + "  " if note else "") + spans_text(vote.spans, kind, swapped)
             lines.append((vote.annotator, vote_text(vote, kind, swapped, schema, order), confidence, note))
         self.lines = tuple(lines)
+
+
+def spans_text(spans: tuple[Span, ...], kind: str, swapped: bool) -> str:
+    """The errors one annotator marked, on the adjudicator's sides: `errors: Right factual/major “…”`."""
+    from annotate.design.spans import words
+
+    parts = []
+    for span in spans[:SPANS_LISTED]:
+        side = slot_to_side(span.slot, swapped).capitalize() if kind == "pairwise" else "Response"
+        parts.append(f"{side} {words(span.category)}/{words(span.severity)}")
+    more = f" and {len(spans) - SPANS_LISTED} more" if len(spans) > SPANS_LISTED else ""
+    return f"errors ({len(spans)}, underlined in the panes): " + "; ".join(parts) + more
 
 
 class _Adjudicating:
@@ -108,6 +124,10 @@ class _Adjudicating:
         self.record(  # type: ignore[attr-defined]
             "adjudicate.votes_shown", by_annotator=False, annotators=[v.annotator for v in votes],
         )
+
+    def other_spans_for(self, item: Item) -> list[tuple[str, Span]]:
+        """The errors the annotators marked, underlined in the adjudicator's panes."""
+        return [(vote.annotator, span) for vote in self.annotate_app.votes.get(item.id, ()) for span in vote.spans]
 
 
 class AdjudicatePairwiseScreen(_Adjudicating, PairwiseScreen):
