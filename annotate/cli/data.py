@@ -164,12 +164,13 @@ def labels_import(
 @main.command()
 @session_argument
 @click.option("--what", type=click.Choice(["items", "judgments", "labels", "suggestions", "preferences", "answers",
-                                           "flags"]),
+                                           "flags", "spans"]),
               default="judgments", show_default=True,
               help="items (with model names: for leads), judgments, imported labels, LLM suggestions (with their model"
-                   " names: for leads), preferences (chosen/rejected pairs for DPO or a reward model) or answers (every"
-                   " question of the label schema, per judgment) or flags (items annotators flagged, open and"
-                   " cleared).")
+                   " names: for leads), preferences (chosen/rejected pairs for DPO or a reward model), answers (every"
+                   " question of the label schema, per judgment), flags (items annotators flagged, open and"
+                   " cleared) or spans (every error span: offsets into the original text, the text, category,"
+                   " severity, note; with model names: for leads).")
 @click.option("--layout", type=click.Choice(["long", "wide"]), default="long", show_default=True,
               help="answers: one row per judgment and question (long) or per judgment with a column per question"
                    " (wide).")
@@ -211,6 +212,7 @@ def export(
       annotate export evals --what labels --format parquet -o labels.parquet
       annotate export evals --what preferences --format jsonl -o pairs.jsonl
       annotate export evals --what answers --layout wide -o answers.csv
+      annotate export evals --what spans --format jsonl -o spans.jsonl
     """
     from annotate.formats import export as write_export
     from annotate.outputs import check_output, session_files

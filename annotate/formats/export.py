@@ -16,10 +16,14 @@
 - labels: the external labels (LABEL_COLUMNS), in the long layout `labels import` reads.
 - suggestions: every stored LLM suggestion (SUGGESTION_COLUMNS), planted ones flagged.
 - flags: every flag annotators raised (FLAG_COLUMNS), open and cleared, with the item's reference.
-- Judgments, items (CSV, Parquet) and flags carry `ref`, the item reference annotators see on screen
+- Judgments, items (CSV, Parquet), flags and spans carry `ref`, the item reference annotators see on screen
   (annotate.refs), so a lead can find the item an annotator quotes.
 - preferences and answers: chosen / rejected pairs for training, and the answers per question of
   the label schema, long or wide (`annotate.formats.export_designs`); streamed row by row.
+- spans: one row per error span (SPAN_COLUMNS): who, which item, the slot in slot space and the side
+  it was shown on, the slot's model, the offsets into the original response text (`start`
+  inclusive, `end` exclusive, Python str indices) and that `text`, category, severity and note;
+  streamed row by row. Model names are included: this export is for leads.
 
 In CSV, missing values are empty cells, booleans are `true`/`false`, and nested values are JSON
 text; a field with a comma, quote, CR or LF is quoted, and a cell a spreadsheet would run as a
@@ -46,7 +50,7 @@ from annotate.outputs import Protected, atomic_output
 from annotate.safe_text import escape_json
 from annotate.store import Store
 
-WHATS = ("items", "judgments", "labels", "suggestions", "preferences", "answers", "flags")
+WHATS = ("items", "judgments", "labels", "suggestions", "preferences", "answers", "flags", "spans")
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 ITEM_COLUMNS = (
     "id", "ref", "kind", "category", "gold", "prompt", "conversation", "A", "model_A", "history_A", "B", "model_B",
@@ -66,6 +70,10 @@ SUGGESTION_COLUMNS = ("item", "source_model", "label", "swapped_label", "planted
 FLAG_COLUMNS = (
     "id", "item", "ref", "annotator", "kind", "note", "created", "position", "purpose", "cleared", "cleared_by",
     "clear_note", "uid",
+)
+SPAN_COLUMNS = (
+    "uid", "annotator", "cohort", "item", "ref", "slot", "side", "model", "start", "end", "text", "category", "severity",
+    "note", "purpose", "submitted_at", "superseded", "planted",
 )
 
 
@@ -123,6 +131,11 @@ def export_rows(
              "label": lab.label, "raw": lab.raw}
             for lab in store.iter_external_labels()
         )
+    if what == "spans":
+        from annotate.store.streams import span_rows
+
+        rows = span_rows(store, include_superseded, include_planted)
+        return SPAN_COLUMNS, ({**_span(row), "ref": ref(row["item"])} for row in rows)
     if what == "suggestions":
         return SUGGESTION_COLUMNS, (
             {"item": s.item_id, "source_model": s.source_model, "label": s.label, "swapped_label": s.swapped_label,
@@ -294,6 +307,12 @@ def _judgment(row: dict[str, Any], schema: LabelSchema | None = None) -> dict[st
         suggestion_shown=suggestion_shown(row, timings),
     )
     return {column: out.get(column) for column in JUDGMENT_COLUMNS}
+
+
+def _span(row: dict[str, Any]) -> dict[str, Any]:
+    side = slot_to_side(row["slot"], bool(row["swapped"])) if row["kind"] == "pairwise" else "response"
+    out = {**row, "side": side, "superseded": bool(row["superseded"]), "planted": bool(row["planted"])}
+    return {column: out.get(column) for column in SPAN_COLUMNS}
 
 
 def _json_line(row: dict[str, Any]) -> str:

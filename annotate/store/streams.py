@@ -1,9 +1,10 @@
 """Reads that stream a session row by row from one cursor, for exports that must not hold the
-session in memory: votes grouped per item, and judgments with their answers."""
+session in memory: votes grouped per item, judgments with their answers, and error spans."""
 
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -82,3 +83,45 @@ def judgment_answers(
     names = [d[0] for d in cursor.description]
     for row in iter(cursor.fetchone, None):
         yield dict(zip(names, row, strict=True))
+
+
+def span_rows(
+    store: Store, include_superseded: bool = False, include_planted: bool = False,
+) -> Iterator[dict[str, Any]]:
+    """Every error span of every judgment (current ones unless include_superseded; none made under a
+    planted suggestion unless include_planted), in item order, then judgment and text order: uid
+    (the judgment's), annotator, cohort, item, slot, swapped (0/1), kind (the item's), start, end
+    (offsets into the original response text), category, severity, note, purpose, submitted_at,
+    superseded (0/1), planted (0/1), and the slot's `model` and the spanned `text` (the item read
+    once for all its spans)."""
+    if not store.has_spans:
+        return
+    where = []
+    if not include_superseded:
+        where.append("j.superseded_by IS NULL")
+    if not include_planted:
+        where.append("COALESCE(s.planted, 0) = 0")
+    clause = f"WHERE {' AND '.join(where)}" if where else ""
+    sql = (
+        "SELECT j.uid, n.name AS annotator, n.cohort, a.item_id AS item, p.slot, a.swapped, i.kind,"
+        " p.char_start AS start, p.char_end AS \"end\", p.category, p.severity, p.note, a.purpose, j.submitted_at,"
+        " j.superseded_by IS NOT NULL AS superseded, COALESCE(s.planted, 0) AS planted"
+        " FROM spans p JOIN judgments j ON j.id = p.judgment_id JOIN assignments a ON a.id = j.assignment_id"
+        " JOIN annotators n ON n.id = a.annotator_id JOIN items i ON i.id = a.item_id"
+        f" LEFT JOIN suggestions s ON s.id = a.suggestion_id {clause}"
+        " ORDER BY i.rowid, j.id, p.slot, p.char_start, p.char_end, p.id"
+    )
+    cursor = store.db.execute(sql)
+    names = [d[0] for d in cursor.description]
+    reader = store.db.conn.cursor()
+    item_id, responses = None, {}
+    for row in iter(cursor.fetchone, None):
+        out = dict(zip(names, row, strict=True))
+        if out["item"] != item_id:
+            item_id = out["item"]
+            found = reader.execute("SELECT responses FROM items WHERE id = ?", [item_id]).fetchone()
+            responses = {r["slot"]: r for r in json.loads(found[0])} if found else {}
+        response = responses.get(out["slot"], {})
+        out["model"] = response.get("model")
+        out["text"] = response.get("text", "")[out["start"]:out["end"]]
+        yield out
