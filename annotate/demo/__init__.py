@@ -1,9 +1,10 @@
 """The demos: a scratch project with one session per study design and the shipped demo items.
 
 `annotate demo` opens the annotation screen on the pairwise demo; `annotate demo --kind graded`
-(or aspects, single, rubric, ranking) on the others. They live in a cache folder, never in the user's
-./sessions, so trying the tool leaves their project alone; a second run reuses the session, so an
-annotator resumes where they stopped. The items were written for annotate (no public data).
+(or aspects, single, rubric, ranking, and spans: pairwise items with planted errors to mark) on
+the others. They live in a cache folder, never in the user's ./sessions, so trying the tool leaves
+their project alone; a second run reuses the session, so an annotator resumes where they stopped.
+The items were written for annotate (no public data).
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ DEMO_GUIDELINE = "pairwise-chat"
 ITEMS_FILE = "items.jsonl"
 SINGLE_ITEMS_FILE = "single_items.jsonl"
 RANKING_ITEMS_FILE = "ranking_items.jsonl"
+ERROR_ITEMS_FILE = "error_items.jsonl"
+"""Pairwise items with planted errors (wrong facts, arithmetic slips, broken instructions, unsafe advice)."""
+SPANS_GUIDELINE = "pairwise-errors"
 
 DEMOS: dict[str, tuple[str, str, str, str | None, str]] = {
     "pairwise": (DEMO_NAME, "pairwise", "outcomes", DEMO_GUIDELINE, ITEMS_FILE),
@@ -29,8 +33,11 @@ DEMOS: dict[str, tuple[str, str, str, str | None, str]] = {
     "single": ("demo-single", "single", "outcomes", None, SINGLE_ITEMS_FILE),
     "rubric": ("demo-rubric", "rubric", "outcomes", None, SINGLE_ITEMS_FILE),
     "ranking": ("demo-ranking", "ranking", "outcomes", None, RANKING_ITEMS_FILE),
+    "spans": ("demo-spans", "pairwise", "outcomes", SPANS_GUIDELINE, ERROR_ITEMS_FILE),
 }
 """Demo kind -> (session name, task kind, design, guideline (None: the design's), items file)."""
+WITH_SPANS = frozenset({"spans"})
+"""Demo kinds whose answers include error spans ([labels.spans])."""
 
 
 def default_folder() -> Path:
@@ -43,8 +50,8 @@ def prepare_demo(folder: Path | None = None, fresh: bool = False, kind: str = "p
     """Create (if missing) the demo project at `folder` and return the spec of its `kind` demo.
 
     The project holds `folder/sessions/<name>.toml` plus its database for each demo opened so far
-    (DEMOS: pairwise, graded, aspects, single, rubric, ranking), each with a fixed seed and the items shipped
-    in annotate/demo/. The import is idempotent, so calling this again reuses the session and its
+    (DEMOS: pairwise, graded, aspects, single, rubric, ranking, spans), each with a fixed seed and the
+    items shipped in annotate/demo/. The import is idempotent, so calling this again reuses the session and its
     judgments. fresh=True deletes that demo session (its spec and database files, nothing else in
     `folder`) and starts over.
     """
@@ -65,7 +72,8 @@ def prepare_demo(folder: Path | None = None, fresh: bool = False, kind: str = "p
     if spec_path.is_file():
         spec = load_spec(spec_path)
     else:
-        spec = create_session(name, task, guideline, DEMO_SEED, folder=sessions, design=design)
+        spec = create_session(name, task, guideline, DEMO_SEED, folder=sessions, design=design,
+                              spans=kind in WITH_SPANS)
     items = resources.files(__name__) / items_file
     with resources.as_file(items) as items_path, open_store(spec, create=True) as store:  # recreated if deleted
         if store.get_meta(DEMO_META_KEY) is None and _looks_like_demo(spec, kind):

@@ -59,3 +59,18 @@ def test_the_question_answered_is_in_view_in_a_real_terminal(size: tuple[str, st
                             timeout=120, env={**os.environ, **env})
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"ok: {size[0]}x{size[1]}: the question in view on 3 items" in result.stdout
+
+
+SPANS_SCRIPT = SCRIPT.with_name("tmux_demo_spans_check.sh")
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_spans_demo_marks_an_error_with_the_keyboard() -> None:
+    annotate = Path(sys.executable).with_name("annotate")
+    env = {"PYTHON": sys.executable}
+    if annotate.exists():
+        env["ANNOTATE"] = str(annotate)
+    result = subprocess.run(["bash", str(SPANS_SCRIPT)], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, **env})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ok: spans: 1 judgment" in result.stdout
