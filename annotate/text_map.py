@@ -34,6 +34,11 @@ from rich.cells import get_character_cell_size
 
 from annotate.safe_text import sanitize_offsets
 
+try:  # Rich 14.1 and later measure grapheme clusters (a family emoji is one pair of cells), as Textual paints them
+    from rich.cells import split_graphemes as _split_graphemes
+except ImportError:  # pragma: no cover - older Rich: one code point at a time
+    _split_graphemes = None
+
 __all__ = ["TAB", "Layout", "TextMap"]
 
 TAB = 4
@@ -44,10 +49,28 @@ _WORD = re.compile(r"\w+|[^\w\s]+")
 
 
 def cell_width(char: str) -> int:
-    """Cells `char` takes on a terminal (as Rich and Textual count them): 0, 1 or 2."""
+    """Cells `char` takes on a terminal on its own (as Rich and Textual count them): 0, 1 or 2."""
     if " " <= char < "\x7f":
         return 1
     return get_character_cell_size(char)
+
+
+def graphemes(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, cells) of each grapheme cluster of `text`, covering it without gaps, measured as
+    Rich measures them: an emoji with a skin tone or a ZWJ family is one cluster, a combining accent
+    belongs to its letter."""
+    if text.isascii():
+        return [(i, i + 1, 1) for i in range(len(text))]
+    if _split_graphemes is not None:
+        return _split_graphemes(text)[0]
+    out: list[tuple[int, int, int]] = []
+    for i, char in enumerate(text):
+        width = cell_width(char)
+        if width == 0 and out:
+            out[-1] = (out[-1][0], i + 1, out[-1][2])
+        else:
+            out.append((i, i + 1, width))
+    return out
 
 
 class TextMap:
@@ -68,18 +91,24 @@ class TextMap:
         return len(self.shown)
 
     @cached_property
+    def units(self) -> list[tuple[int, int, int]]:
+        """(start, end, cells) in `shown` of what the cursor steps over: grapheme clusters, a whole
+        placeholder as one (its characters stand for one original character); a newline or a tab
+        has 0 cells here (the layout gives them theirs)."""
+        shown, starts = self.shown, self.starts
+        out: list[tuple[int, int, int]] = []
+        for start, end, cells in graphemes(shown):
+            if out and starts[start] == starts[out[-1][0]]:
+                out[-1] = (out[-1][0], end, out[-1][2] + cells)  # the rest of a placeholder
+            else:
+                out.append((start, end, cells))
+        return out
+
+    @cached_property
     def stops(self) -> array:
         """Indices into `shown` where a cursor can be (see the module docstring), ascending."""
-        shown, starts = self.shown, self.starts
-        out = array("q")
-        previous = -1
-        for i, char in enumerate(shown):
-            if starts[i] == previous:
-                continue  # another character of the same placeholder
-            previous = starts[i]
-            if char == "\n" or char == "\t" or cell_width(char) > 0:
-                out.append(i)
-        return out
+        shown = self.shown
+        return array("q", (start for start, _end, cells in self.units if cells > 0 or shown[start] in "\n\t"))
 
     def stop_at(self, index: int) -> int:
         """The stop whose unit holds `shown[index]` (the stop at or before it; the first stop when none)."""
@@ -197,61 +226,48 @@ class Layout:
         n = len(shown)
         cols = array("q", bytes(8 * n))
         widths = array("b", bytes(n))
+        """The cells of each unit go to its first character; the others take 0."""
+        units = text.units
         line_starts = array("q", [0])
         x = 0
-        line_start = 0
+        line_unit = 0
+        """Index into `units` of the first unit on the line."""
         last_space = -1
-        """Index of the last space on the line (a place to break it), or -1."""
-        i = 0
-        while i < n:
-            char = shown[i]
-            if char == "\n":
-                w = 1
-            elif char == "\t":
-                w = TAB - x % TAB
-            else:
-                w = cell_width(char)
+        """Index into `units` of the last space on the line (a place to break it), or -1."""
+        k = 0
+        while k < len(units):
+            first, end, cells = units[k]
+            char = shown[first]
+            w = 1 if char == "\n" else (TAB - x % TAB) if char == "\t" else cells
             limit = width if char == " " or char == "\n" else width - 1  # the last column is for a space
-            if w and x + w > limit and i > line_start:
-                if last_space >= line_start and last_space + 1 < i and not shown[i].isspace():
-                    # Move the word after the last space to the next line.
-                    brk = last_space + 1
-                    line_starts.append(brk)
-                    line_start = brk
-                    x = 0
-                    last_space = -1
-                    for k in range(brk, i):  # lay out the moved characters again
-                        ck = shown[k]
-                        wk = TAB - x % TAB if ck == "\t" else cell_width(ck)
-                        cols[k], widths[k] = x, wk
-                        x += wk
-                    if x + w > limit:  # the moved word and this character still do not fit
-                        line_starts.append(i)
-                        line_start = i
-                        x = 0
+            if w and x + w > limit and k > line_unit:
+                if last_space >= line_unit and last_space + 1 < k and char != " ":
+                    k = last_space + 1  # move the word after the last space to the next line
                 else:
-                    line_starts.append(i)
-                    line_start = i
-                    x = 0
                     last_space = -1
-                    if char == "\t":
-                        w = TAB
-            cols[i], widths[i] = x, min(w, width)
-            x += w
-            if char == " " or char == "\t":
-                last_space = i
-            i += 1
-            if char == "\n":
-                line_starts.append(i)
-                line_start = i
+                line_starts.append(units[k][0])
+                line_unit = k
                 x = 0
                 last_space = -1
-        if len(line_starts) > 1 and line_starts[-1] == n and n and shown[-1] != "\n":
-            line_starts.pop()
+                continue
+            cols[first] = x
+            widths[first] = min(w, width)
+            for i in range(first + 1, end):
+                cols[i] = x
+            x += w
+            if char == " " or char == "\t":
+                last_space = k
+            k += 1
+            if char == "\n":
+                if k < len(units):
+                    line_starts.append(units[k][0])
+                    line_unit = k
+                x = 0
+                last_space = -1
         self.cols = cols
         """`cols[i]`: the column of `shown[i]` on its line."""
         self.widths = widths
-        """`widths[i]`: the cells `shown[i]` takes (a tab: to the next stop; a newline: 1)."""
+        """`widths[i]`: the cells `shown[i]` takes (a tab: to the next stop; a newline: 1; 0 inside a unit)."""
         self._line_starts = line_starts
 
     def __len__(self) -> int:

@@ -120,12 +120,14 @@ class PlainLines(Sequence[Strip]):
         run: list[str] = []
         run_style: Style | None = None
         cells = 0
+        style: Style | None = None
         for i in range(line.start, line.end):
             char = shown[i]
             width = layout.widths[i]
             if char == "\n" or char == "\t":
                 char = " " * width
-            style = _style_at(i, marks)
+            if width or i == line.start:  # a unit's first character: its style is the whole unit's
+                style = _style_at(i, marks)
             if style != run_style and run:
                 segments.append(Segment("".join(run), run_style))
                 run = []
