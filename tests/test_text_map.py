@@ -3,6 +3,8 @@ text, Markdown, wide characters and long responses, every selection is a stretch
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from rich.cells import cell_len
 
@@ -34,7 +36,7 @@ def test_shown_is_the_sanitised_text_and_every_unit_is_a_stretch_of_the_original
     tm = TextMap(text)
     stops = list(tm.stops)
     # consecutive units are contiguous stretches of the original: nothing is lost or counted twice
-    for a, b in zip(stops, stops[1:], strict=False):
+    for a, b in itertools.pairwise(stops):
         start, end = tm.original_span(a, a)
         assert start < end == tm.starts[b]
     if stops:
