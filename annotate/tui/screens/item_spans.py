@@ -195,7 +195,7 @@ class SpanMarking(_Base):
             }
             if self.anchor is not None and self.cursor >= self.anchor and what in ("word", "word_back"):
                 # extending a selection forwards: by whole words, to their last character
-                moves["word"] = lambda c: text.word_end(text.step(c, 1))
+                moves["word"] = text.word_end
                 moves["word_back"] = lambda c: max(text.previous_word_end(c), self.anchor or 0)
             self.cursor = moves[what](self.cursor)
             pane.scroll_to_line(layout.line_of(self.cursor))
