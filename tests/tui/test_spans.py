@@ -272,3 +272,33 @@ def test_a_session_whose_taxonomy_is_nowhere_is_refused_naming_the_key(tmp_path:
     with pytest.raises(SpecError) as caught:  # pairwise-chat declares no `errors:` in its front matter
         run_app(load_spec(spec.path), "x")
     assert "[labels.spans.categories]" in str(caught.value) and str(spec.path) in str(caught.value)
+
+
+@pytest.mark.parametrize("design", ["graded-5", "aspects"])
+async def test_spans_on_the_graded_and_aspect_screens(tmp_path: Path, design: str) -> None:
+    spec, store = span_session(tmp_path, design=design, items=[error_item(i) for i in range(4)])
+    app = make_app(spec, store, "d", open_guideline=False)
+    expected = {}
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for _ in range(2):
+            screen = _screen(app)
+            assert screen.assignment is not None
+            expected[screen.assignment.id] = _left(screen.assignment)
+            await pilot.press("e", "w", "w", "enter", "1", "2", "enter", "escape")
+            assert screen.span_slot is None and len(screen.spans) == 1
+            await pilot.press(*("1" if design == "graded-5" else "1111"), "enter")  # Left much better
+            await pilot.pause()
+    judgments = store.judgments("d")
+    assert len(judgments) == 2
+    for judgment in judgments:
+        left = expected[judgment.assignment_id]
+        assert judgment.label == ("+2" if left == "A" else "-2")
+        if design == "aspects":
+            assert dict(judgment.scores)["correctness"] == left
+        (span,) = judgment.spans
+        assignment = next(a for a in store.assignments("d") if a.id == judgment.assignment_id)
+        text = store.item(assignment.item_id).response(left).text
+        i = int(assignment.item_id[1:])
+        assert span.slot == left and text[span.start:span.end] == str((91 if left == "A" else 92) + 2 * i)
+    store.close()
