@@ -204,8 +204,19 @@ class TextMap:
         return self.stop_at(i)
 
     def layout(self, width: int) -> Layout:
-        """`shown` wrapped at `width` cells (at least 2)."""
-        return Layout(self, max(width, 2))
+        """`shown` wrapped at `width` cells (at least 2); built once per width."""
+        width = max(width, 2)
+        layouts = self.__dict__.setdefault("_layouts", {})
+        found = layouts.get(width)
+        if found is None:
+            found = layouts[width] = Layout(self, width)
+        return found
+
+    def prepare(self, width: int) -> None:
+        """Build now what the cursor and the layout at `width` need (while nothing waits for it), so
+        that showing this text plain and moving over it costs little later."""
+        _ = self.stops, self._word_starts, self._word_ends
+        self.layout(width)
 
 
 @dataclass(frozen=True)

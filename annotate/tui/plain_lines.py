@@ -13,6 +13,7 @@ mark or the cursor changed.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -104,12 +105,24 @@ class PlainLines(Sequence[Strip]):
 
     # -- marks ----------------------------------------------------------------------------------
 
-    def set_marks(self, marks: Sequence[Mark]) -> None:
-        """Paint these marks from now on (the lines are painted again when next shown)."""
+    def set_marks(self, marks: Sequence[Mark]) -> set[int]:
+        """Paint these marks from now on; returns the lines that look different now (painted again
+        when next shown): those a mark added or removed touches, so a cursor step repaints two."""
         marks = tuple(sorted(marks, key=lambda m: _ORDER.get(m.kind, 0)))
-        if marks != self.marks:
-            self.marks = marks
-            self._cache.clear()
+        if marks == self.marks:
+            return set()
+        before, after = Counter(self.marks), Counter(marks)
+        self.marks = marks
+        changed: set[int] = set()
+        layout = self.layout
+        for mark in (before - after) + (after - before):
+            if mark.end <= mark.start:
+                continue
+            first, last = layout.line_of(mark.start), layout.line_of(mark.end - 1)
+            changed.update(range(first, last + 1))
+        for number in changed:
+            self._cache.pop(number, None)
+        return changed
 
     def _paint(self, number: int) -> Strip:
         layout = self.layout

@@ -40,3 +40,21 @@ def test_terminal_controls_never_reach_the_strip() -> None:
     painted = "".join(segment.text for strip in lines for segment in strip)
     assert not any(c in painted for c in "\x1b\x07\u202e\x9b")
     assert "␛[2J" in painted and "⟨U+202E⟩" in painted
+
+
+def test_moving_a_mark_repaints_only_the_lines_it_left_and_reached() -> None:
+    tm = TextMap("\n".join(f"line {k} of the text" for k in range(30)))
+    lines = PlainLines(tm, 40)
+    assert tm.layout(40) is lines.layout  # laid out once per width
+    first = tm.shown.index("line 3")
+    assert lines.set_marks([Mark(first, first + 1, "cursor")]) == {3}
+    painted = list(lines)
+    later = tm.shown.index("line 7")
+    assert lines.set_marks([Mark(later, later + 1, "cursor")]) == {3, 7}
+    assert lines.set_marks([Mark(later, later + 1, "cursor")]) == set()
+    again = list(lines)
+    assert all(again[k] is painted[k] for k in range(30) if k not in (3, 7))  # kept, not painted again
+    assert MARK_STYLES["cursor"] not in {s.style for s in again[3]}
+    assert MARK_STYLES["cursor"] in {s.style for s in again[7]}
+    wide = tm.shown.index("line 1 ")
+    assert lines.set_marks([Mark(later, later + 1, "cursor"), Mark(wide, later, "selection")]) == set(range(1, 7))

@@ -71,6 +71,7 @@ class ReadAhead(_Base):
         if hold != self._render_hold:
             return  # another item was shown since (and holds the render thread until it is painted)
         self.annotate_app.prefetcher.release(hold)
+        self.prepare_spans()
         self.prefetch_around(index)
 
     def prefetch_around(self, index: int) -> None:

@@ -61,6 +61,8 @@ class SpanMarking(_Base):
         self._plain_choice: dict[str, bool] = {}
         """Slot -> the view chosen with `v` on this item (True: plain text)."""
         self._maps: dict[str, TextMap] = {}
+        self._prepared: Item | None = None
+        """The item `prepare_spans` last ran for."""
 
     # -- what the session allows ---------------------------------------------------------------
 
@@ -103,6 +105,22 @@ class SpanMarking(_Base):
             assert self.item is not None
             found = self._maps[slot] = TextMap(self.item.response(slot).text)
         return found
+
+    def prepare_spans(self) -> None:
+        """Build the offset maps and plain layouts of the responses on screen while the annotator
+        reads (after the item is painted), so that `e` and the first cursor keys only paint."""
+        if self.taxonomy is None or self.item is None:
+            return
+        for pane in self.response_panes():
+            if pane.slot is not None and pane.render_width > 0:
+                self.text_map(pane.slot).prepare(pane.render_width)
+        self._prepared = self.item
+
+    def spans_prepared(self) -> bool:
+        """Whether `prepare_spans` has run for the item on screen (benchmarks wait for it)."""
+        if self.taxonomy is None or self.item is None:
+            return True
+        return self._prepared is self.item
 
     def _pane_of(self, slot: str | None) -> ResponsePane | None:
         return next((p for p in self.response_panes() if p.slot == slot and slot is not None), None)

@@ -125,8 +125,10 @@ class ResponsePane(DocView):
         """Paint these marks on the plain view (kept when it is laid out again at another width)."""
         self._marks = tuple(marks)
         if self._plain_lines is not None:
-            self._plain_lines.set_marks(self._marks)
-            self.refresh()
+            top, rows = round(self.scroll_y), self.scrollable_content_region.height
+            for line in self._plain_lines.set_marks(self._marks):
+                if top <= line < top + rows:  # only lines in view that changed are painted again
+                    self.refresh_line(line)
 
     def scroll_to_line(self, line: int) -> None:
         """Scroll just enough that `line` is in view."""
