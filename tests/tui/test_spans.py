@@ -302,3 +302,23 @@ async def test_spans_on_the_graded_and_aspect_screens(tmp_path: Path, design: st
         i = int(assignment.item_id[1:])
         assert span.slot == left and text[span.start:span.end] == str((91 if left == "A" else 92) + 2 * i)
     store.close()
+
+
+async def test_single_grade_adjudicator_sees_the_annotators_spans(tmp_path: Path) -> None:
+    spec, store = span_session(tmp_path, kind="single")
+    apply_plan(store, spec, ["alice", "bob"], 2, Rates(), 11)
+    first = store.item_ids()[0]
+    timings = Timings(shown_at="2025-01-01T00:00:00+00:00", first_input_ms=1, submit_ms=2, active_ms=2)
+    for who, grade, spans in (("alice", "7", (Span("A", 6, 8, "factual", "minor"),)), ("bob", "3", ())):
+        (a,) = [x for x in store.assignments(who) if x.item_id == first]
+        store.submit(Judgment(a.id, grade, timings, spans=spans))
+    app = make_adjudication_app(spec, store, "carol")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = _screen(app)
+        notes = {who: note for who, _text, _conf, note in screen.query_one(VotesPanel).lines}
+        assert "Response factual/minor" in notes["alice"] and "errors" not in notes["bob"]
+        (pane,) = [p for p in screen.response_panes() if p.slot == "A"]
+        lines = pane.plain_lines
+        assert pane.plain is not None and lines is not None and [m.kind for m in lines.marks] == ["other"]
+    store.close()
