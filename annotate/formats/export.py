@@ -72,8 +72,8 @@ FLAG_COLUMNS = (
     "clear_note", "uid",
 )
 SPAN_COLUMNS = (
-    "uid", "annotator", "cohort", "item", "ref", "slot", "side", "model", "start", "end", "text", "category", "severity",
-    "note", "purpose", "submitted_at", "superseded", "planted",
+    "uid", "annotator", "cohort", "item", "ref", "slot", "side", "model", "start", "end", "text", "category",
+    "severity", "note", "purpose", "submitted_at", "superseded", "planted",
 )
 
 
