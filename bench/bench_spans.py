@@ -6,7 +6,7 @@ one error by keys, as an annotator would, and times each step from the key sent 
 the screen refreshed after it was handled (`call_after_refresh` queued as soon as the key's handler
 has run; the handler is seen to have run by the event it records):
 
-- `e`: span mode on (the pane switches from Markdown to the plain text with its offset map);
+- `m`: span mode on (the pane switches from Markdown to the plain text with its offset map);
 - cursor keys in span mode (`l`, `w`, `j`, `b`, PageDown, `h`, `k`, PageUp, Space, `w`, `w`);
 - Enter: the dialog for category, severity and note painted;
 - Enter in the dialog: back on the item with the new error painted;
@@ -116,7 +116,7 @@ async def span_keys(folder: Path, chars: int, n: int) -> dict[str, list[float]]:
                                 lambda: isinstance(app.screen, SkipDialog))
                     await pilot.press("escape")
                     await pilot.pause()
-                await timed("span_mode_on (e)", "e", "e", lambda s=screen: s.span_slot is not None)
+                await timed("span_mode_on (m)", "m", "m", lambda s=screen: s.span_slot is not None)
                 for key, character in CURSOR_KEYS:
                     await timed("cursor key", key, character, recorded(screen))
                 await timed("dialog opens (Enter)", "enter", "\r", lambda: isinstance(app.screen, SpanDialog))

@@ -68,7 +68,7 @@ async def test_keyboard_spans_are_stored_in_slot_space_with_original_offsets(tmp
             screen = _screen(app)
             assert screen.assignment is not None
             seen.add(screen.assignment.swapped)
-            await pilot.press("e")  # the Left pane is active
+            await pilot.press("m")  # the Left pane is active
             assert screen.span_slot == _left(screen.assignment)
             await pilot.press("w", "w", "enter")  # the third word: the number (Yes , 91 / No , 92)
             await pilot.pause()
@@ -102,7 +102,7 @@ async def test_an_anchored_selection_extends_by_whole_words(tmp_path: Path) -> N
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = _screen(app)
-        await pilot.press("tab", "e")  # Tab: the Right pane
+        await pilot.press("tab", "m")  # Tab: the Right pane
         slot = screen.span_slot
         assert slot is not None and slot != _left(screen.assignment)
         await pilot.press("space", "w", "w", "w")
@@ -153,7 +153,7 @@ async def test_revise_shows_the_spans_and_changing_them_is_a_new_answer(tmp_path
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = _screen(app)
-        await pilot.press("e", "enter", "1", "1", "enter", "escape", "1", "enter")
+        await pilot.press("m", "enter", "1", "1", "enter", "escape", "1", "enter")
         await pilot.pause()
         await pilot.press("b")
         await pilot.pause()
@@ -170,7 +170,7 @@ async def test_revise_shows_the_spans_and_changing_them_is_a_new_answer(tmp_path
         assert len(store.judgments("rev", include_superseded=True)) == 1
         await pilot.press("b")
         await pilot.pause()
-        await pilot.press("e", "n", "x", "escape", "enter")  # the next error, delete it, submit
+        await pilot.press("m", "n", "x", "escape", "enter")  # the next error, delete it, submit
         await pilot.pause()
     judgments = store.judgments("rev", include_superseded=True)
     assert len(judgments) == 2
@@ -189,7 +189,7 @@ async def test_hostile_text_offsets_index_the_original_not_the_placeholders(tmp_
         screen = _screen(app)
         if screen.assignment is not None and screen.assignment.swapped:
             await pilot.press("tab")  # slot A is on the right
-        await pilot.press("e", "l", "l", "l")  # onto the escape character's placeholder
+        await pilot.press("m", "l", "l", "l")  # onto the escape character's placeholder
         await pilot.press("space", "l", "l", "l", "l", "l")  # ␛ [ 2 J, the space, ⟨U+202E⟩
         await pilot.press("enter", "1", "1", "enter", "escape", "3", "enter")
         await pilot.pause()
@@ -208,7 +208,7 @@ async def test_spans_in_single_and_rubric_sessions(tmp_path: Path, kind: str) ->
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         screen = _screen(app)
-        await pilot.press("e", "w", "w", "enter", "1", "2", "enter", "escape")
+        await pilot.press("m", "w", "w", "enter", "1", "2", "enter", "escape")
         assert screen.span_slot is None and len(screen.spans) == 1
         await pilot.press(*("7" if kind == "single" else "33333"), "enter")
         await pilot.pause()
@@ -254,7 +254,7 @@ async def test_sessions_without_spans_have_no_span_keys(tmp_path: Path) -> None:
         await pilot.pause()
         screen = _screen(app)
         assert screen.check_action("mark_errors", ()) is False
-        await pilot.press("e", "v")
+        await pilot.press("m", "v")
         assert screen.span_slot is None and not screen.query("SpanStrip")
         text, _ = screen_render(app)
         assert "Mark errors" not in text
@@ -285,7 +285,7 @@ async def test_spans_on_the_graded_and_aspect_screens(tmp_path: Path, design: st
             screen = _screen(app)
             assert screen.assignment is not None
             expected[screen.assignment.id] = _left(screen.assignment)
-            await pilot.press("e", "w", "w", "enter", "1", "2", "enter", "escape")
+            await pilot.press("m", "w", "w", "enter", "1", "2", "enter", "escape")
             assert screen.span_slot is None and len(screen.spans) == 1
             await pilot.press(*("1" if design == "graded-5" else "1111"), "enter")  # Left much better
             await pilot.pause()

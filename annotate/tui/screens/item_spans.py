@@ -1,6 +1,6 @@
 """SpanMarking: error spans on an item screen, in any session kind whose schema has `[labels.spans]`.
 
-A mixin of ItemScreen (it uses the screen's panes, item and event log). `e` puts the active response
+A mixin of ItemScreen (it uses the screen's panes, item and event log). `m` puts the active response
 pane in *span mode*: the pane shows the judged response as plain sanitised text (`plain_lines`),
 a cursor moves over it by character, word and line, Space anchors a selection and Enter marks it
 (without an anchor, the word under the cursor) in a dialog that asks the category and severity
@@ -108,7 +108,7 @@ class SpanMarking(_Base):
 
     def prepare_spans(self) -> None:
         """Build the offset maps and plain layouts of the responses on screen while the annotator
-        reads (after the item is painted), so that `e` and the first cursor keys only paint."""
+        reads (after the item is painted), so that `m` and the first cursor keys only paint."""
         if self.taxonomy is None or self.item is None:
             return
         for pane in self.response_panes():

@@ -46,7 +46,7 @@ class StripState:
 
 
 class SpanStrip(Widget):
-    """One line outside span mode (`Errors  Left 2 (1 major) · Right none   e mark  v plain text`);
+    """One line outside span mode (`Errors  Left 2 (1 major) · Right none   m mark  v plain text`);
     in span mode, the pane's errors (the current one marked) and what the keys do."""
 
     DEFAULT_CSS = """
@@ -66,7 +66,7 @@ class SpanStrip(Widget):
                 out.append("none" if not n else f"{n}" + (f" ({severe} {words(state.severe_word)})" if severe else ""))
             if state.others:
                 out.append(f"   others marked {state.others}", style="italic")
-            out.append("   e", style="bold")
+            out.append("   m", style="bold")
             out.append(" mark errors  ")
             out.append("v", style="bold")
             out.append(" plain text / Markdown")
