@@ -241,12 +241,15 @@ def render_spec(
 
     design: for pairwise sessions, the shape of judgment (annotate.design.templates: outcomes,
     graded-5, graded-7, aspects); its guideline is the default one. spans: annotators may also mark
-    error spans (`[labels.spans]` with a taxonomy to edit), in any kind.
+    error spans (`[labels.spans]` with a taxonomy to edit), in any kind but ranking.
     """
     from annotate.design.templates import design_guideline, design_lines
 
     if design != "outcomes" and kind != "pairwise":
         raise ValueError(f"--design {design}: designs are for pairwise sessions (this one is {kind})")
+    if spans and kind == "ranking":
+        raise ValueError("--spans: error spans are not available in ranking sessions ([labels.spans]); "
+                         "mark errors in a pairwise, single or rubric session")
     labels = design_lines(design)
     guideline = guideline or (design_guideline(design) if kind == "pairwise" else DEFAULT_GUIDELINE[kind])
     db = db or f"{name}.db"

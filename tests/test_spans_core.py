@@ -62,6 +62,22 @@ def test_bad_span_tables_are_errors_naming_the_key(tmp_path: Path, table: str, k
     assert caught.value.key == key and says in str(caught.value) and str(path) in str(caught.value)
 
 
+def test_a_ranking_session_with_spans_is_an_error_naming_the_key(tmp_path: Path) -> None:
+    from annotate.session import SessionError
+
+    spec = create_session("r", "ranking", seed=1, folder=tmp_path / "sessions")
+    text = spec.path.read_text()
+    end = text.index("[plan]")
+    spec.path.write_text(text[:end] + "[labels.spans]\ncategories = [\"factual\"]\n\n" + text[end:])
+    with pytest.raises(SpecError) as caught:
+        load_spec(spec.path)
+    assert caught.value.key == "labels.spans" and "not available in ranking sessions" in str(caught.value)
+    assert str(spec.path) in str(caught.value)
+    with pytest.raises(SessionError, match=r"--spans: error spans are not available in ranking sessions"):
+        create_session("r2", "ranking", seed=1, folder=tmp_path / "sessions", spans=True)
+    assert not (tmp_path / "sessions" / "r2.toml").exists()
+
+
 def test_the_taxonomy_comes_from_the_spec_else_the_guideline(tmp_path: Path) -> None:
     guideline = parse_guideline(Path(__file__).resolve().parent.parent / "guidelines" / "pairwise-errors.md")
     spec = load_spec(_spec_with(tmp_path, "[labels.spans]\ncategories = [\"made_up\"]"))
@@ -160,7 +176,10 @@ def test_the_spans_export_names_slot_side_model_and_text(session) -> None:
     for a in made:
         store.submit(Judgment(a.id, "A", T, spans=(Span("B", 0, 6, "factual", "minor", "n"),
                                                    Span("A", 0, 5, "reasoning", "major"))))
-    columns, rows = export_rows(store, "spans")
+    columns, streamed = export_rows(store, "spans")
+    rows = list(streamed)
+    refs = {r["item"]: r["ref"] for r in list(export_rows(store, "judgments")[1])}
+    assert [r["ref"] for r in rows] == [refs["i0"], refs["i0"], refs["i1"], refs["i1"]] and refs["i0"] != refs["i1"]
     got = [{k: r[k] for k in ("item", "slot", "side", "model", "start", "end", "text", "category", "severity")}
            for r in rows]
     assert got == [
