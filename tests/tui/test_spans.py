@@ -96,6 +96,27 @@ async def test_keyboard_spans_are_stored_in_slot_space_with_original_offsets(tmp
     store.close()
 
 
+async def test_m_marks_errors_and_e_still_shows_earlier_turns(tmp_path: Path) -> None:
+    turns = (Message("user", "Is 7 prime?"), Message("assistant", "Yes."), Message("user", "Is 91 prime?"))
+    responses = (Response("A", A_TEXT.format(n=91), MODELS[0]), Response("B", B_TEXT.format(m=92), MODELS[1]))
+    items = [Item(id="t0", kind="pairwise", conversation=turns, responses=responses)]
+    spec, store = span_session(tmp_path, items=items)
+    app = make_app(spec, store, "ann", open_guideline=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = _screen(app)
+        await pilot.press("e")  # main's key: the earlier turns, not span mode
+        assert screen.show_earlier and screen.span_slot is None
+        await pilot.press("m")
+        assert screen.span_slot is not None
+        before = screen.cursor
+        await pilot.press("e")  # in span mode: the end of the word
+        assert screen.cursor > before and screen.show_earlier and screen.span_slot is not None
+        await pilot.press("escape", "e")
+        assert screen.span_slot is None and not screen.show_earlier
+    store.close()
+
+
 async def test_an_anchored_selection_extends_by_whole_words(tmp_path: Path) -> None:
     spec, store = span_session(tmp_path)
     app = make_app(spec, store, "ann", open_guideline=False)
