@@ -122,9 +122,13 @@ def test_parquet_needs_an_output_file_and_pyarrow(spec: SessionSpec, monkeypatch
     result = cli("export", "s", "--format", "parquet")
     assert result.exit_code == 1 and "give one with -o FILE" in result.stderr
     monkeypatch.setitem(sys.modules, "pyarrow", None)
-    with open_store(spec) as store, pytest.raises(ExportError, match=r"pip install 'annotate\[parquet\]'"):
+    with open_store(spec) as store, pytest.raises(ExportError, match=r"pip install -e '\.\[parquet\]'"):
         export(store, "items", "parquet", output=Path("x.parquet"))
     assert not Path("x.parquet").exists()
+    result = cli("export", "s", "--format", "parquet", "-o", "x.parquet")
+    # the extra of this project, installed from its folder: a package 'annotate' on the public index is another one
+    assert result.exit_code == 1 and "pip install -e '.[parquet]'" in result.stderr, result.stderr
+    assert "annotate[parquet]" not in result.stderr and not Path("x.parquet").exists()
 
 
 def test_exports_write_while_they_read(spec: SessionSpec, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -177,7 +177,7 @@ def labels_import(
 @click.option("--aspect", default=None, metavar="NAME",
               help="preferences: the aspect whose preference makes the pairs (default: the primary one).")
 @click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "parquet"]), default="csv", show_default=True,
-              help="parquet needs pyarrow (pip install 'annotate[parquet]') and -o.")
+              help="parquet needs pyarrow (in the annotate project folder: pip install -e '.[parquet]') and -o.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file, whole or not at all (an existing one only with --force). Default:"
                    " standard output.")

@@ -355,7 +355,8 @@ def _require_pyarrow() -> None:
         import pyarrow  # noqa: F401
     except ImportError:
         raise ExportError(
-            "--format parquet needs pyarrow: pip install 'annotate[parquet]' (or use --format csv / jsonl)"
+            "--format parquet needs pyarrow: in the annotate project folder, pip install -e '.[parquet]'"
+            " (or use --format csv / jsonl)"
         ) from None
 
 
