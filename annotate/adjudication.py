@@ -1,6 +1,6 @@
 """Adjudication: a third person settles the items where annotators disagree.
 
-Rules (README, "Adjudication: annotate adjudicate", says the same for leads):
+Rules (docs/merging.md, "Adjudication: annotate adjudicate", says the same for leads):
 
 - An item is in disagreement when the current answers of its annotators (main and gold
   assignments; skips, repeats, attention checks and other adjudications left out) carry at

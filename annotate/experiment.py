@@ -1,7 +1,7 @@
 """Suggestion experiments: which condition each assignment is shown under, and which suggestion
 (DESIGN.md section 6). Pure and seeded; `apply_experiment` wraps it for a session.
 
-The rules, in one place (README, "The experiment in the spec", says the same for leads):
+The rules, in one place (docs/suggestions.md, "The experiment in the spec", says the same for leads):
 
 - Taking part: assignments of purpose `main`, `gold` and `repeat`. Attention checks and
   adjudication are always `none` with no suggestion. A `repeat` takes the condition of the

@@ -131,8 +131,8 @@ def test_bad_map_options(project: Path, option: str, message: str) -> None:
     assert message in str(caught.value)
 
 
-def test_readme_walkthrough_for_a_new_lead(project: Path) -> None:
-    """A lead with a CSV of prompt / response pairs in their own column names."""
+def test_walkthrough_for_a_new_lead(project: Path) -> None:
+    """A lead with a CSV of prompt / response pairs in their own column names (docs/importing-exporting.md, --map)."""
     (project / "evals.csv").write_text(
         "question,answer_1,answer_2\n\"How do I boil an egg?\",Put it in boiling water for 8 minutes.,Microwave it.\n",
         encoding="utf-8",

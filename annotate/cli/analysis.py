@@ -32,7 +32,7 @@ from annotate.cli.group import main
               help="Long layout: which column holds the unit, rater or label when its name is not one the reader"
                    " knows: unit=COL, rater=COL, label=COL (as in labels import --map). Repeatable.")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON object (keys in README, 'annotate agreement FILE').")
+              help="Print one JSON object (keys in docs/reports.md, 'annotate agreement FILE').")
 @domain_errors
 def agreement(file: Path, layout: str, raters_as_rows: bool, level: str, order: str | None, n_boot: int,
               seed: int, field_map: tuple[str, ...], as_json: bool) -> None:
@@ -107,8 +107,8 @@ def _print_report(report: Any, fmt: str) -> None:
 @session_argument
 @click.option("--format", "fmt", type=click.Choice(["text", "md", "html", "json"]), default="text",
               show_default=True, help="text: tables on the terminal; md: Markdown; html: one self-contained file "
-                                      "with charts; json: every figure under stable keys (README, 'Agreement and "
-                                      "reports').")
+                                      "with charts; json: every figure under stable keys "
+                                      "(docs/report-json.md, 'Report JSON keys').")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to FILE instead of printing (text becomes plain text); an existing FILE only with --force.")
 @force_option

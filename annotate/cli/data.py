@@ -35,10 +35,10 @@ def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...]) -> N
     """Import items into a session (and, for arena / mtbench, their votes as external labels).
 
     FILE is our native JSON Lines (one item per line: id, prompt or conversation, responses A and
-    B with their models, category, gold, metadata; see README, 'Getting data in and out'), or a CSV / JSON / JSON
-    Lines file of any shape whose fields you map with --map. Without --map id=COL, ids are derived
-    from the prompt and responses. The import is all or nothing, and importing the same file again
-    changes nothing. Responses that name a model or vendor are listed as a warning.
+    B with their models, category, gold, metadata; see docs/importing-exporting.md, 'The native format'),
+    or a CSV / JSON / JSON Lines file of any shape whose fields you map with --map. Without
+    --map id=COL, ids are derived from the prompt and responses. The import is all or nothing, and
+    importing the same file again changes nothing. Responses that name a model or vendor are listed as a warning.
 
     \b
     Example:
@@ -106,7 +106,7 @@ def labels() -> None:
               help="The file's format when its extension does not say.")
 @click.option("--as-suggestions", is_flag=True,
               help="An LLM judge's precomputed labels: store them as suggestions to show annotators (the rater"
-                   " is the model), not as votes. See README, 'Precomputed LLM labels'.")
+                   " is the model), not as votes. See docs/suggestions.md, 'Precomputed LLM labels'.")
 @domain_errors
 def labels_import(
     session: str, file: Path, cohort: str | None, layout: str, raters: str | None, field_map: tuple[str, ...],
@@ -201,8 +201,8 @@ def export(
     label, with the agreement behind each pair. CSV is for spreadsheets: cells that would run as
     formulas get a leading ' (use --raw-csv to import a CSV back). Standard output redirected to a
     file gets exactly the bytes of -o FILE; on a terminal, control characters are shown as visible
-    symbols. Never writes over a session's spec or database files. Columns: README, 'Export:
-    annotate export'.
+    symbols. Never writes over a session's spec or database files. Columns:
+    docs/importing-exporting.md, 'Export: annotate export'.
 
     \b
     Example:

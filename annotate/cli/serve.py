@@ -44,7 +44,7 @@ def serve(session: str, host: str, port: int, public_url: str | None, link_for: 
     NAME` does (same screens, keys, timings and session file). A link carries a random secret;
     the session file keeps only its hash. The lead's link opens a read-only page with the live
     status and the report. Links that still work are not printed again (their secret is not
-    kept): renew one with --link NAME. Rules and deployment: README, 'Annotators without a terminal'.
+    kept): renew one with --link NAME. Rules and deployment: docs/serving.md, 'Annotators without a terminal'.
 
     \b
     Example:
@@ -86,8 +86,9 @@ def _serve(spec: SessionSpec, session: str, host: str, port: int, base: str, iss
     if not is_loopback(host):
         echo(
             f"warning: listening on {host} without TLS: anyone on the network path sees links and answers in"
-            " clear. Put a reverse proxy with TLS in front (Caddy or nginx: README, 'Annotators without a"
-            " terminal') and give its address with --public-url https://...", err=True,
+            " clear. Put a reverse proxy with TLS in front (Caddy or nginx:"
+            " docs/serving.md, 'Deployment on one host, behind a TLS proxy')"
+            " and give its address with --public-url https://...", err=True,
         )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr)
 

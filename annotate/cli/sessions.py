@@ -115,7 +115,7 @@ def backup(session: str, output: Path | None, force: bool) -> None:
     Uses SQLite's online backup: the copy holds every judgment saved when it started, is one
     self-contained file, and is verified (PRAGMA integrity_check) before it is put in place. It
     never replaces an existing file without --force, nor the session's own files at all. To
-    restore: README, 'Backups and broken files'.
+    restore: docs/troubleshooting.md, 'Backups and broken files'.
 
     \b
     Example:

@@ -48,8 +48,8 @@ def suggest(
     prompt, is cut off at --max-tokens, or contradicts itself) is recorded as a failure, never as a
     label. Items that already
     have a suggestion from this model and prompt are skipped, so running the command again
-    resumes. Suggestions are only shown under an experiment (spec section [experiment]; README,
-    'LLM suggestions and anchoring experiments').
+    resumes. Suggestions are only shown under an experiment (spec section [experiment];
+    docs/suggestions.md, 'LLM suggestions and anchoring experiments').
 
     \b
     Example:
@@ -146,7 +146,7 @@ def experiment(session: str, dry_run: bool) -> None:
     suggestion, plants wrong suggestions on a share of gold items, and stores the design's hash.
     Seeded by the session seed. Assignments already shown keep theirs, so it is safe to run
     again after `annotate plan` adds work or `annotate suggest` adds suggestions.
-    Rules: README, 'The experiment in the spec'.
+    Rules: docs/suggestions.md, 'The experiment in the spec'.
 
     \b
     Example (spec):

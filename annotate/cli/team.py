@@ -42,7 +42,7 @@ def plan(session: str, annotators: str | None, overlap: int | None, gold_rate: f
     per annotator; gold items, attention checks and repeats are mixed in at the given rates. The
     same inputs always give the same plan. Running it again after adding items or annotators
     extends the plan: nothing already assigned moves. The [plan] table of the spec is updated to
-    the options used (unless --no-spec). Rules: README, 'Planning: annotate plan'.
+    the options used (unless --no-spec). Rules: docs/planning.md, 'Planning: annotate plan'.
 
     \b
     Example:

@@ -1,7 +1,7 @@
 """Checks shared by the importers: one function per kind of field, each raising a FormatError that
 names the record and the field.
 
-Limits (documented in README, "Getting data in and out"):
+Limits (documented in docs/importing-exporting.md, "Getting data in and out"):
 - a text (prompt, message, response) holds at most MAX_TEXT_CHARS characters: a longer one is
   almost always a mistake (a whole file pasted into a cell) and would make the annotation screen
   unusable;

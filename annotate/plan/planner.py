@@ -20,7 +20,7 @@ from annotate.text import plural
 
 # -- the planner: `annotate plan` --------------------------------------------------------------
 #
-# The rules, in one place (README, "Planning: annotate plan", says the same for leads):
+# The rules, in one place (docs/planning.md, "Planning: annotate plan", says the same for leads):
 #
 # - Main items are every item except attention checks, and except gold items when the gold rate is
 #   above 0 (then gold items are set apart as quality checks). Each main item goes to `overlap`

@@ -8,7 +8,7 @@ What enters the session report (each rule is also stated in the report's notes):
 * votes: the session's current judgments and its imported external labels (`votes_frame`), skips
   left out;
 * judgments made under a *planted* (deliberately wrong) suggestion are left out of every figure
-  unless ``include_planted`` (README, "LLM suggestions and anchoring experiments"); suggestion labels
+  unless ``include_planted`` (docs/suggestions.md, "LLM suggestions and anchoring experiments"); suggestion labels
   themselves are never shown;
 * agreement, pairwise agreement and ranking use one vote per (item, rater): the first main one, so
   a repeat of an item does not count twice, and attention checks are left out; quality uses them;
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 REPORT_VERSION = 2
 """Bumped when a key of the JSON report changes meaning or disappears (2: the headline figures are the
-human cohorts', LLM judges apart; intervals resample items; README, "JSON keys")."""
+human cohorts', LLM judges apart; intervals resample items; docs/report-json.md, "Report JSON keys")."""
 
 def file_agreement_report(path: Path | str, result: FileAgreement, n_boot: int, seed: int | None) -> Report:
     """The agreement table of one ratings file as a report (``data`` is the documented JSON object)."""

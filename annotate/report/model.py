@@ -127,8 +127,8 @@ class Report:
         title: the heading.
         meta: a few facts about the data (session, counts, seed, bootstrap resamples), as text pairs.
         sections: what the human-readable formats show, in order.
-        data: the JSON document (`render_json` prints it); its keys are documented in README.md,
-            section "Agreement and reports" ("JSON keys").
+        data: the JSON document (`render_json` prints it); its keys are documented in
+            docs/report-json.md, "Report JSON keys".
         notes: lines shown under the facts, before any section (e.g. why there are no sections).
     """
 

@@ -1,4 +1,4 @@
-"""A `Report`'s JSON document (keys documented in README.md, "Agreement and reports", "JSON keys").
+"""A `Report`'s JSON document (keys documented in docs/report-json.md, "Report JSON keys").
 
 ASCII-only output (``ensure_ascii``): every non-ASCII or control character in a name is written as
 a ``\\uXXXX`` escape, so printing the JSON on a terminal can never emit an escape sequence, and

@@ -266,9 +266,9 @@ def restore_hint(path: Path) -> str:
     """What to do about a session file that is lost or damaged: name the newest backup when there is one."""
     backups = latest_backup(path)
     if backups is not None:
-        return f"restore the last backup, {shown(backups)} (README, 'Backups and broken files')"
-    return ("restore it from a backup if you have one (`annotate backup SESSION` makes them; README, 'Backups and"
-            " broken files')")
+        return f"restore the last backup, {shown(backups)} (docs/troubleshooting.md, 'Backups and broken files')"
+    return ("restore it from a backup if you have one (`annotate backup SESSION` makes them;"
+            " docs/troubleshooting.md, 'Backups and broken files')")
 
 
 def latest_backup(path: Path) -> Path | None:
