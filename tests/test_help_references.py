@@ -110,3 +110,19 @@ def test_every_docs_page_is_in_the_site_navigation() -> None:
     nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
     assert pages and all(re.search(rf":\s+{re.escape(page)}\s*$", nav, re.M) for page in pages), pages
+
+
+REPO_PATH = re.compile(r"`((?:annotate|tests|bench|scripts|examples|guidelines|docs)/[\w./-]+)`")
+
+
+def test_repository_paths_named_in_the_docs_exist() -> None:
+    """A file of the project named in the README or a docs page (`tests/test_plan.py`) is there; names
+    with a placeholder in capitals (`guidelines/ID.md`) are patterns, not files."""
+    named = 0
+    for page in [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]:
+        for path in REPO_PATH.findall(page.read_text(encoding="utf-8")):
+            if re.search(r"\b[A-Z]{2,}\b", path):
+                continue
+            named += 1
+            assert (ROOT / path.rstrip("/")).exists(), f"{page.relative_to(ROOT)} names {path}, which does not exist"
+    assert named >= 10
