@@ -2,8 +2,9 @@
 
 The demo session is built in a temporary folder (never the user's demo cache), opened for the
 annotator `alice` with the guideline closed, and driven with Textual's Pilot: `1` (Left better)
-and confidence 4, so the picture shows an answer being made. The sitting timer is frozen at 0, so
-running it again gives the same picture unless the screen itself changed.
+and confidence 4, so the picture shows an answer being made. The sitting timer is frozen at 0 and
+the item-reference key of this throwaway session is fixed, so running it again gives the same
+picture unless the screen itself changed.
 
 Usage: .venv/bin/python scripts/screenshot.py [OUTPUT.svg]
 """
@@ -16,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from annotate.demo import prepare_demo
+from annotate.refs import REF_KEY_META
 from annotate.session import open_store
 from annotate.tui import make_app
 
@@ -23,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUTPUT = ROOT / "docs" / "images" / "pairwise.svg"
 SIZE = (120, 36)
 KEYS = ("1", "c", "4")
+REF_KEY = "0" * 32
+"""The reference key of the throwaway demo session (a real session's is random), for a stable picture."""
 
 
 async def screenshot(output: Path) -> None:
@@ -30,6 +34,7 @@ async def screenshot(output: Path) -> None:
     with tempfile.TemporaryDirectory() as folder:
         spec = prepare_demo(Path(folder))
         with open_store(spec) as store:
+            store.set_meta(REF_KEY_META, REF_KEY)
             app = make_app(spec, store, "alice", open_guideline=False, sitting_clock=lambda: 0.0)
             async with app.run_test(size=SIZE) as pilot:
                 await pilot.pause()
