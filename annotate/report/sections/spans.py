@@ -84,7 +84,7 @@ def spans_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]] 
         f"Taxonomy: {', '.join(words(c) for c in categories) or '(none declared)'}; severities "
         f"{', '.join(words(s) for s in severities)}{source}.",
         f"Counted: the current judgments of {who}, one per item and annotator (as in Agreement); a pairwise judgment "
-        "judges both responses. Offsets index the original response text (README, \"Error spans\").",
+        "judges both responses. Offsets index the original response text (docs/sessions.md, \"Error spans\").",
         ctx.ci_note,
     )
     tables = (
