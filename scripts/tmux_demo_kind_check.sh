@@ -17,36 +17,7 @@ keys="$2"
 cols="${3:-100}"
 rows="${4:-30}"
 ready="${5:-Enter  submit}"
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-ANNOTATE="${ANNOTATE:-$here/.venv/bin/annotate}"
-PYTHON="${PYTHON:-$here/.venv/bin/python}"
-[ -x "$ANNOTATE" ] || ANNOTATE="$(command -v annotate)"
-[ -x "$PYTHON" ] || PYTHON="$(command -v python3)"
-command -v tmux >/dev/null || { echo "tmux is not installed" >&2; exit 2; }
-
-work="$(mktemp -d)"
-socket="annotate-kind-$$"
-cleanup() {
-    tmux -L "$socket" kill-server 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-screen() { tmux -L "$socket" capture-pane -p -t check 2>/dev/null || true; }
-
-wait_for() {  # wait_for TEXT [SECONDS]
-    local text="$1" limit="${2:-15}" waited=0
-    while ! screen | grep -qF -- "$text"; do
-        sleep 0.2
-        waited=$((waited + 1))
-        if [ "$waited" -ge $((limit * 5)) ]; then
-            echo "FAIL: timed out waiting for: $text" >&2
-            echo "---- last screen ----" >&2
-            screen >&2
-            exit 1
-        fi
-    done
-}
+source "$(dirname "${BASH_SOURCE[0]}")/tmux_common.sh" kind
 
 tmux -L "$socket" -f /dev/null new-session -d -s check -x "$cols" -y "$rows" \
     "cd '$work' && TERM=xterm-256color ANNOTATE_DEMO_DIR='$work/demo' '$ANNOTATE' demo --kind '$kind' --fresh --annotator tmuxcheck; echo \$? > '$work/exit'; sleep 30"

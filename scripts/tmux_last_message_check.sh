@@ -11,38 +11,7 @@ set -euo pipefail
 
 cols="${1:-80}"
 rows="${2:-24}"
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-ANNOTATE="${ANNOTATE:-$here/.venv/bin/annotate}"
-PYTHON="${PYTHON:-$here/.venv/bin/python}"
-[ -x "$ANNOTATE" ] || ANNOTATE="$(command -v annotate)"
-[ -x "$PYTHON" ] || PYTHON="$(command -v python3)"
-command -v tmux >/dev/null || { echo "tmux is not installed" >&2; exit 2; }
-
-work="$(mktemp -d)"
-socket="annotate-last-$$"
-cleanup() {
-    tmux -L "$socket" kill-server 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-screen() { tmux -L "$socket" capture-pane -p -t check 2>/dev/null || true; }
-
-fail() {
-    echo "FAIL: $1" >&2
-    echo "---- last screen ----" >&2
-    screen >&2
-    exit 1
-}
-
-wait_for() {  # wait_for TEXT [SECONDS]
-    local text="$1" limit="${2:-15}" waited=0
-    while ! screen | grep -qF -- "$text"; do
-        sleep 0.2
-        waited=$((waited + 1))
-        [ "$waited" -lt $((limit * 5)) ] || fail "timed out waiting for: $text"
-    done
-}
+source "$(dirname "${BASH_SOURCE[0]}")/tmux_common.sh" last
 
 "$PYTHON" - "$work/items.jsonl" <<'PY'
 import json
