@@ -3,7 +3,7 @@
 `annotate serve` starts one for every browser that opens a valid link, under Textual's web
 driver (textual-serve sets it in the environment), naming the link's annotator, never the link's
 secret. It does what `annotate start SPEC --annotator NAME` does, in a sitting whose display is
-`browser`: same queue, screens, keys, timings and store (the driver, `annotate.serve.driver`, differs only
+`browser`: same queue, screens, keys, timings and store (the driver, `annotate.tui.web_driver`, differs only
 in letting keys already sent finish when the browser goes away). A refusal that `start` would print (the
 annotator already has the session open elsewhere, say) is shown in the browser instead. Nothing
 is written to standard output: there it is the stream the browser reads.
@@ -22,8 +22,8 @@ import threading
 import time
 from pathlib import Path
 
-DRIVER = "annotate.serve.driver:BrowserDriver"
-"""The value of TEXTUAL_DRIVER that selects the browser annotator's driver (`annotate.serve.driver`)."""
+DRIVER = "annotate.tui.web_driver:BrowserDriver"
+"""The value of TEXTUAL_DRIVER that selects the browser annotator's driver (`annotate.tui.web_driver`)."""
 PARENT_CHECK_S = 1.0
 """How often the app looks whether the server that started it is still there."""
 
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         run_app(load_session(Path(spec_path)), annotator, display="browser")
     except (ValueError, StoreError, OSError) as exc:
-        from annotate.serve.notice import NoticeApp
+        from annotate.tui.notice import NoticeApp
 
         NoticeApp(str(exc)).run()
     return 0
