@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from rich.style import Style
 from textual import on
 from textual.events import Resize
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from annotate.tui.render import Doc, DocLines, whole_lines
+from annotate.tui.widgets.framed_rows import Frame, frame_key, framed_lines, make_frame, plain_styles
+from annotate.tui.widgets.line_scrollbar import LineScrollBar
 
 LinesFor = Callable[[Doc, int], DocLines]
 
@@ -75,8 +79,19 @@ class DocView(ScrollView, can_focus=False):
         self._lines: list[Strip] = []
         self._rendered_width = 0
         self._awaiting: DocLines | None = None
+        self._frame: Frame | None = None
         self.mark: tuple[int, int, int] | None = None
         """(line, first cell, end cell) of a search match shown in reverse video, or None."""
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """The vertical scrollbar, a LineScrollBar (created on first use, as Textual's is)."""
+        if self._vertical_scrollbar is None:
+            bar = LineScrollBar(vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self._vertical_scrollbar = bar
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     @property
     def render_width(self) -> int:
@@ -188,19 +203,39 @@ class DocView(ScrollView, can_focus=False):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return max(1, self.virtual_size.height)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Content rows joined to the border drawn once (framed_rows), when the styles allow."""
+        if not plain_styles(self):
+            return super().render_lines(crop)
+        key = frame_key(self)
+        frame = self._frame
+        if frame is None or frame.key != key:
+            frame = self._frame = make_frame(self, key, super().render_lines)
+            if frame is None:
+                return super().render_lines(crop)
+        if type(self).render_line is not DocView.render_line:  # a subclass draws its rows its own way
+            return framed_lines(self, crop, frame, self.render_line)
+        scroll_x, scroll_y = self.scroll_offset
+        line_at = partial(self._line_at, scroll_x=scroll_x, scroll_y=scroll_y,
+                          width=self.scrollable_content_region.width, style=self.rich_style)
+        return framed_lines(self, crop, frame, line_at)
+
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
+        return self._line_at(y, scroll_x, scroll_y, self.scrollable_content_region.width, self.rich_style)
+
+    def _line_at(self, y: int, scroll_x: int, scroll_y: int, width: int, style: Style) -> Strip:
+        """Row `y` of the view scrolled to (scroll_x, scroll_y), `width` cells wide."""
         index = scroll_y + y
-        width = self.scrollable_content_region.width
         if index >= len(self._lines) and self._source is not None and not self._source.complete:
             self._source.ensure(index + MARGIN_LINES)  # not prepared by a scroll (should not happen)
         if index >= len(self._lines):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, style)
         line = self._lines[index]
         if self.mark is not None and self.mark[0] == index:
             line = _marked(line, self.mark[1], self.mark[2])
         if line.cell_length != width or scroll_x:
-            line = line.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+            line = line.crop_extend(scroll_x, scroll_x + width, style)
         return line
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:

@@ -7,11 +7,17 @@ per item in bench/bench_tui.py. This is one Text, rendered from the screen's act
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from textual.content import Content
-from textual.widget import Widget
+
+from annotate.tui.widgets.strip_memo import StripMemo
+
+Entry = tuple[str, str, str, bool]
+"""(action, key as shown, description, enabled)."""
 
 
-class KeyBar(Widget):
+class KeyBar(StripMemo):
     """The screen's bindings that have `show=True`, in declaration order (fixed strings only); clicking
     one runs its action, as its key does."""
 
@@ -19,22 +25,31 @@ class KeyBar(Widget):
     KeyBar { height: 1; background: $panel; }
     """
 
-    def render(self) -> Content:
-        parts: list[tuple[str, str]] = []
-        clicks: list[tuple[str, int, int]] = []
+    def entries(self) -> tuple[Entry, ...]:
+        """The keys shown, in order, each once."""
+        entries: list[Entry] = []
         seen: set[str] = set()
-        at = 0
         for active in self.screen.active_bindings.values():
             binding = active.binding
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)
-            enabled = active.enabled
-            key, words = f" {self.app.get_key_display(binding)}", f" {binding.description} "
+            entries.append((binding.action, self.app.get_key_display(binding), binding.description, active.enabled))
+        return tuple(entries)
+
+    def memo_key(self) -> Hashable:
+        return self.entries()
+
+    def render(self) -> Content:
+        parts: list[tuple[str, str]] = []
+        clicks: list[tuple[str, int, int]] = []
+        at = 0
+        for action, shown, description, enabled in self.entries():
+            key, words = f" {shown}", f" {description} "
             parts.append((key, "bold $accent" if enabled else "dim"))
             parts.append((words, "" if enabled else "dim"))
-            if enabled and binding.action.isidentifier():  # a click does what the key does
-                clicks.append((binding.action, at, at + len(key) + len(words)))
+            if enabled and action.isidentifier():  # a click does what the key does
+                clicks.append((action, at, at + len(key) + len(words)))
             at += len(key) + len(words)
         content = Content.assemble(*parts)
         for action, start, end in clicks:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from annotate.safe_text import sanitize
+from annotate.tui.widgets.strip_memo import StripMemo
 
 
-class LabelBar(Widget):
+class LabelBar(StripMemo):
     """Two lines: the key row (`1 Left better  2 Right better ...`) and the extras row.
 
     The choice is marked in text as well as colour (`▶ 1  Left better ◀`, `Confidence ▶4/5◀`), so
