@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from annotate.analysis.agreement import _alpha_ordinal_statistic, _coincidences
+from annotate.analysis.agreement.alpha import _alpha_ordinal_statistic, _coincidences
 from annotate.analysis.bootstrap import estimate_from_features, estimates_from_features, safe_ratio
 from annotate.analysis.estimate import Estimate, json_number
 

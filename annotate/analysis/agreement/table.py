@@ -1,0 +1,158 @@
+"""The agreement table the report shows: every coefficient of one ratings matrix on one draw of resamples,
+pairwise Cohen's kappas, their JSON, and Krippendorff's reading of alpha."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any, Literal
+
+import numpy as np
+
+from annotate.analysis.agreement.alpha import _alpha_part
+from annotate.analysis.agreement.cohen import KappaWeights, _cohen_part, _pair_scores
+from annotate.analysis.agreement.counts import _count_part
+from annotate.analysis.agreement.matrix import LEVELS, Level, _encode, _on_rows, _plain
+from annotate.analysis.bootstrap import DEFAULT_N_BOOT
+from annotate.analysis.estimate import Estimate, json_number
+
+Reliability = Literal["reliable", "tentative", "unreliable"]
+
+
+def _ci_json(e: Estimate | None) -> list[float | None] | None:
+    return None if e is None else [json_number(e.ci_low), json_number(e.ci_high)]
+
+
+@dataclass(frozen=True)
+class PairKappa:
+    """Cohen's kappa for one pair of raters.
+
+    Attributes:
+        raters: the two rater ids, in matrix column order.
+        estimate: unweighted kappa (n_units = units both rated).
+        weighted_linear, weighted_quadratic: weighted kappas; None at the nominal level.
+    """
+
+    raters: tuple[Hashable, Hashable]
+    estimate: Estimate
+    weighted_linear: Estimate | None
+    weighted_quadratic: Estimate | None
+
+    @property
+    def n_units(self) -> int:
+        """Units rated by both raters."""
+        return self.estimate.n_units
+
+    def to_json(self) -> dict[str, Any]:
+        """The report's JSON entry for this pair."""
+        wl, wq = self.weighted_linear, self.weighted_quadratic
+        return {
+            "raters": [_plain(self.raters[0]), _plain(self.raters[1])],
+            "estimate": json_number(self.estimate.estimate),
+            "ci": _ci_json(self.estimate),
+            "weighted_linear": None if wl is None else json_number(wl.estimate),
+            "weighted_linear_ci": _ci_json(wl),
+            "weighted_quadratic": None if wq is None else json_number(wq.estimate),
+            "weighted_quadratic_ci": _ci_json(wq),
+            "n_units": int(self.n_units),
+        }
+
+
+@dataclass(frozen=True)
+class AgreementTable:
+    """All agreement coefficients of one ratings matrix, each with its bootstrap interval and n.
+
+    Attributes:
+        level: the level of measurement alpha was computed at.
+        krippendorff_alpha, fleiss_kappa, gwet_ac1, percent_agreement: see the functions of the
+            same names.
+        cohen_kappa: one `PairKappa` per pair of raters who rated at least one unit in common.
+    """
+
+    level: Level
+    krippendorff_alpha: Estimate
+    fleiss_kappa: Estimate
+    gwet_ac1: Estimate
+    percent_agreement: Estimate
+    cohen_kappa: tuple[PairKappa, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"level", "krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "cohen_kappa"}``."""
+        return {
+            "level": self.level,
+            "krippendorff_alpha": self.krippendorff_alpha.to_json(),
+            "fleiss_kappa": self.fleiss_kappa.to_json(),
+            "gwet_ac1": self.gwet_ac1.to_json(),
+            "percent_agreement": self.percent_agreement.to_json(),
+            "cohen_kappa": [pair.to_json() for pair in self.cohen_kappa],
+        }
+
+
+def agreement_table(
+    matrix: np.ndarray,
+    level: Level,
+    categories: Sequence[Any] | None,
+    rater_ids: Sequence[Hashable],
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | None = 0,
+) -> AgreementTable:
+    """Krippendorff's alpha, Fleiss' kappa, Gwet's AC1, percent agreement and pairwise Cohen's kappa.
+
+    matrix: ``(n_units, n_raters)``, NaN for missing, as returned by `ratings_matrix`;
+    rater_ids: one id per column.  Weighted Cohen's kappas are computed at the ordinal level (on
+    category positions) and above (interval, ratio: on the label values; see `cohen_kappa`).  Every
+    interval is a 95 % percentile bootstrap over units with ``n_boot`` resamples seeded by ``seed``,
+    drawn once for the table: each coefficient and pair sums the resampled units it uses.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+    matrix = np.asarray(matrix, dtype=np.float64)
+    if matrix.ndim != 2 or len(rater_ids) != matrix.shape[1]:
+        raise ValueError(f"need one rater id per column: {len(rater_ids)} ids for shape {matrix.shape}")
+    pairs = [(a, b) for a, b in combinations(range(matrix.shape[1]), 2)]
+    return pairs_table(matrix, level, categories, rater_ids, pairs, n_boot=n_boot, seed=seed)
+
+
+def pairs_table(
+    matrix: np.ndarray,
+    level: Level,
+    categories: Sequence[Any] | None,
+    rater_ids: Sequence[Hashable],
+    pairs: Sequence[tuple[int, int]],
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | None = 0,
+) -> AgreementTable:
+    """`agreement_table` with Cohen's kappa for the given column pairs only (in that order; pairs
+    that rated no unit in common are left out).  Every coefficient and pair is computed on one
+    draw of resamples of the matrix's units."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    idx, domain = _encode(matrix, categories)
+    scores = _pair_scores(level, domain, categories)
+    kinds: tuple[KappaWeights, ...] = ("unweighted",) if level == "nominal" else ("unweighted", "linear", "quadratic")
+    shared = [(a, b) for a, b in pairs if ((idx[:, a] >= 0) & (idx[:, b] >= 0)).any()]
+    parts = [_count_part(idx, domain.size), _alpha_part(idx, domain, level)]
+    parts += [_cohen_part(idx, a, b, scores, kinds) for a, b in shared]
+    family, alpha, *kappas = _on_rows(idx.shape[0], parts, n_boot, seed)
+    return AgreementTable(
+        level=level,
+        krippendorff_alpha=alpha["value"],
+        fleiss_kappa=family["fleiss"],
+        gwet_ac1=family["gwet"],
+        percent_agreement=family["percent"],
+        cohen_kappa=tuple(PairKappa((rater_ids[a], rater_ids[b]), k["unweighted"], k.get("linear"), k.get("quadratic"))
+                          for (a, b), k in zip(shared, kappas, strict=True)),
+    )
+
+
+def interpret_alpha(alpha: float) -> Reliability:
+    """Krippendorff's (2004, *Content Analysis*, 2nd ed., section 11.4.4) reading of alpha.
+
+    ``"reliable"`` for alpha >= 0.800; ``"tentative"`` (conclusions only tentatively) for
+    0.667 <= alpha < 0.800; ``"unreliable"`` below 0.667 and for NaN (no evidence of reliability).
+    """
+    if not math.isfinite(alpha) or alpha < 0.667:
+        return "unreliable"
+    return "reliable" if alpha >= 0.800 else "tentative"
