@@ -125,6 +125,24 @@ def test_a_bad_span_writes_nothing(session, span: Span, says: str) -> None:
     assert store.judgments("ann") == [] and store.db.execute("SELECT count(*) FROM spans").fetchone()[0] == 0
 
 
+@pytest.mark.parametrize(("span", "says"), [
+    (Span("B", 0, 6, "typo", "minor"), "span category 'typo': expected one of factual, unsafe"),
+    (Span("B", 0, 6, "factual", "critical"), "span severity 'critical': expected one of minor, major"),
+])
+def test_a_span_outside_the_session_taxonomy_writes_nothing(session, span: Span, says: str) -> None:
+    from annotate.design.spans import Taxonomy
+
+    _spec, store = session
+    [a] = store.add_assignments([Assignment(0, "ann", "i1", 0)])
+    taxonomy = Taxonomy(("factual", "unsafe"))
+    with pytest.raises(StoreError, match=says) as caught:
+        store.submit(Judgment(a.id, "A", T, spans=(span,)), taxonomy=taxonomy)
+    assert "item i1: span 1" in str(caught.value)
+    assert store.judgments("ann") == [] and store.db.execute("SELECT count(*) FROM spans").fetchone()[0] == 0
+    store.submit(Judgment(a.id, "A", T, spans=(Span("B", 0, 6, "unsafe", "major"),)), taxonomy=taxonomy)
+    assert [j.spans[0].category for j in store.judgments("ann")] == ["unsafe"]
+
+
 def test_a_file_from_before_spans_is_migrated(tmp_path: Path) -> None:
     from annotate.store.schema import MIGRATIONS
 

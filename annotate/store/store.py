@@ -43,6 +43,8 @@ from annotate.store.spans import insert_spans, response_texts, with_spans
 if TYPE_CHECKING:
     import pandas as pd
 
+    from annotate.design.spans import Taxonomy
+
 BUSY_TIMEOUT_MS = 30_000
 READ_ONLY_BY_CHOICE = "opened read-only, only to watch it"
 """The read-only reason of a file this user could write but opened with `read_only=True`."""
@@ -480,7 +482,7 @@ class Store:
 
     def submit(
         self, judgment: Judgment, events: Iterable[Event] = (), *, shown: Assignment | None = None,
-        sitting_id: int | None = None,
+        sitting_id: int | None = None, taxonomy: Taxonomy | None = None,
     ) -> Judgment:
         """Record a judgment and the events that led to it in one transaction.
 
@@ -490,7 +492,8 @@ class Store:
         sides, condition, purpose, suggestion), nothing is written and StaleAssignment is raised.
         The judgment row records the item it was made on and the sitting (`sittings`) it came from.
         Its error spans are written in the same transaction; a span outside its response's text (or
-        on a slot the item lacks) is a StoreError and nothing is written.
+        on a slot the item lacks, or, given the session's `taxonomy`, with a category or severity
+        outside it) is a StoreError and nothing is written.
         """
         uid = judgment.uid or new_uid()
         row = _judgment_row(judgment, uid)
@@ -501,7 +504,7 @@ class Store:
                 from annotate.design.spans import check_spans
 
                 try:
-                    check_spans(judgment.spans, response_texts(db, row["item_id"]))
+                    check_spans(judgment.spans, response_texts(db, row["item_id"]), taxonomy)
                 except ValueError as exc:
                     raise StoreError(f"item {row['item_id']}: {exc}") from None
             cursor = db.execute(

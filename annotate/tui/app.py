@@ -231,7 +231,8 @@ class AnnotateApp(App[None]):
         self.queue.set_answer(judgment)
         sitting_id = self.sitting.id if self.sitting is not None else None
         future = self.runner.call(
-            partial(self.store.submit, judgment, list(events), shown=assignment, sitting_id=sitting_id)
+            partial(self.store.submit, judgment, list(events), shown=assignment, sitting_id=sitting_id,
+                    taxonomy=self.taxonomy)
         )
         self._track(future, assignment.position, judgment)
 
