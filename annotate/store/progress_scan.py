@@ -27,31 +27,17 @@ def scan_progress_counts(
     count as `recent`. fast_ms: the fast-answer threshold in milliseconds.
     """
     db = store.db
-    params: dict[str, object] = {"since": since, "fast_ms": fast_ms}
     pairs = list(labels or ())
-    for i, (raw, value, answer) in enumerate(pairs):
-        params[f"raw{i}"], params[f"label{i}"], params[f"answer{i}"] = raw, value, answer
-    for i, (raw, answer) in enumerate(gold):
-        params[f"gold{i}"], params[f"gold_answer{i}"] = raw, answer
+    params = query_params(pairs, gold, since, fast_ms)
     began = not db.conn.in_transaction
     if began:
         db.execute("BEGIN")  # one snapshot of the file for every figure (a WAL reader: no lock on writers)
     try:
-        has_flags = _has_table(store, "flags")
+        has_flags = has_table(store, "flags")
         items = int(db.execute("SELECT count(*) FROM items").fetchone()[0])
         rows = db.execute(_annotators_sql(pairs, len(gold), has_flags), params).fetchall()
         medians = dict(db.execute(_median_sql(pairs), params).fetchall())
-        agreement: dict[int, tuple[int, int]] = {}
-        cells: list[tuple[str, str, float]] = []
-        pairable = 0
-        if labels is not None:
-            for kind, a, b, c in db.execute(_agreement_sql(pairs), params).fetchall():
-                if kind == "pairs":
-                    agreement[int(a)] = (int(b), int(c))
-                elif kind == "o":
-                    cells.append((str(a), str(b), float(c)))
-                else:
-                    pairable = int(a)
+        agreement, coincidences = ({}, Coincidences((), 0)) if labels is None else scan_agreement(store, pairs, params)
     finally:
         if began:
             db.execute("COMMIT")
@@ -67,15 +53,42 @@ def scan_progress_counts(
         )
         for r in rows
     )
-    return ProgressCounts(items, annotators, Coincidences(tuple(cells), pairable), has_flags)
+    return ProgressCounts(items, annotators, coincidences, has_flags)
 
 
-def _has_table(store: Store, name: str) -> bool:
+def query_params(pairs: Sequence[LabelRow], gold: Sequence[GoldRow], since: str, fast_ms: int) -> dict[str, object]:
+    """The named parameters of the queries: the window's start, the fast threshold, the LabelRows and GoldRows."""
+    params: dict[str, object] = {"since": since, "fast_ms": fast_ms}
+    for i, (raw, value, answer) in enumerate(pairs):
+        params[f"raw{i}"], params[f"label{i}"], params[f"answer{i}"] = raw, value, answer
+    for i, (raw, answer) in enumerate(gold):
+        params[f"gold{i}"], params[f"gold_answer{i}"] = raw, answer
+    return params
+
+
+def scan_agreement(
+    store: Store, pairs: list[LabelRow], params: dict[str, object]
+) -> tuple[dict[int, tuple[int, int]], Coincidences]:
+    """(annotator id -> (pairs, agreeing pairs), the coincidence matrix), from a scan of the votes."""
+    agreement: dict[int, tuple[int, int]] = {}
+    cells: list[tuple[str, str, float]] = []
+    pairable = 0
+    for kind, a, b, c in store.db.execute(agreement_sql(pairs), params).fetchall():
+        if kind == "pairs":
+            agreement[int(a)] = (int(b), int(c))
+        elif kind == "o":
+            cells.append((str(a), str(b), float(c)))
+        else:
+            pairable = int(a)
+    return agreement, Coincidences(tuple(cells), pairable)
+
+
+def has_table(store: Store, name: str) -> bool:
     return store.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name]).fetchone() \
         is not None
 
 
-def _labels_cte(pairs: list[LabelRow]) -> str:
+def labels_cte(pairs: list[LabelRow]) -> str:
     """`labels(raw, c, answer)`: the LabelRows (a join on it is the validity test: one lookup per row,
     where `label IN (...)` would be evaluated again in every sum that needs it)."""
     if not pairs:
@@ -84,7 +97,7 @@ def _labels_cte(pairs: list[LabelRow]) -> str:
     return f"labels(raw, c, answer) AS (VALUES {rows})"
 
 
-def _golds_cte(n_gold: int) -> str:
+def golds_cte(n_gold: int) -> str:
     """`golds(raw, answer)`: the GoldRows."""
     if not n_gold:
         return "golds(raw, answer) AS (SELECT NULL, NULL WHERE 0)"
@@ -99,7 +112,7 @@ def _valid(pairs: list[LabelRow]) -> tuple[str, str]:
     return "LEFT JOIN labels l ON l.raw = j.label", "l.c IS NOT NULL AND j.skip_reason IS NULL"
 
 
-_REFERENCE_CTES = (
+REFERENCE_CTES = (
     # Adjudication votes first (a scan of the assignments), grouped after: grouping in the same query
     # walks every assignment in item order and looks up each one's judgment.
     "adjudication AS MATERIALIZED (SELECT a.item_id AS u, j.label AS label FROM assignments a"
@@ -124,7 +137,7 @@ def _annotators_sql(pairs: list[LabelRow], n_gold: int, has_flags: bool) -> str:
         ", (SELECT count(*) FROM flags f WHERE f.annotator_id = n.id AND f.cleared IS NULL)" if has_flags else ""
     )
     return (
-        f"WITH {_labels_cte(pairs)}, {_golds_cte(n_gold)}, {_REFERENCE_CTES},"
+        f"WITH {labels_cte(pairs)}, {golds_cte(n_gold)}, {REFERENCE_CTES},"
         " q AS (SELECT a.annotator_id AS r, j.id AS jid, j.skip_reason AS skip, j.submitted_at AS at,"
         f"  coalesce(j.active_ms, j.submit_ms) AS ms, {valid} AND coalesce(s.planted, 0) = 0 AS vote"
         "  FROM assignments a LEFT JOIN judgments j ON j.assignment_id = a.id AND j.superseded_by IS NULL"
@@ -157,7 +170,7 @@ def _votes_cte(pairs: list[LabelRow]) -> str:
     join, valid = _valid(pairs)
     label = "l.c" if pairs else "NULL"
     return (
-        f"{_labels_cte(pairs)}, votes AS (SELECT a.annotator_id AS r, a.item_id AS u, {label} AS c,"
+        f"{labels_cte(pairs)}, votes AS (SELECT a.annotator_id AS r, a.item_id AS u, {label} AS c,"
         " a.purpose AS p, j.id AS jid, coalesce(j.active_ms, j.submit_ms) AS ms"
         f" FROM judgments j JOIN assignments a ON a.id = j.assignment_id {join}"
         " LEFT JOIN suggestions s ON s.id = a.suggestion_id"
@@ -174,7 +187,7 @@ def _median_sql(pairs: list[LabelRow]) -> str:
     )
 
 
-def _agreement_sql(pairs: list[LabelRow]) -> str:
+def agreement_sql(pairs: list[LabelRow]) -> str:
     """Rows tagged `pairs` (annotator, pairs with others on shared items, agreeing pairs), `o` (label c,
     label k, o_ck) and `units` (pairable items), from one vote per annotator and item: the main one,
     else the first (the report's `unique_votes`), attention checks left out.

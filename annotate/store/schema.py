@@ -422,11 +422,24 @@ def _v10_spans(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_spans_judgment ON spans (judgment_id)")
 
 
+def _v12_dashboard_tallies(db: sqlite_utils.Database) -> None:
+    """Vote tallies kept by triggers, so a refresh of the live dashboard reads a few rows per annotator
+    and label instead of scanning every judgment (annotate/store/vote_tallies.py says what each holds).
+
+    It reads and indexes only tables of v10 and before, so it applies after whatever v11 is; a
+    migration after it that rebuilds judgments, assignments or suggestions must create its
+    triggers again."""
+    from annotate.store.vote_tallies import create_vote_tallies
+
+    create_vote_tallies(db)
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial, _v2_suggestion_failures, _v3_merges, _v4_identity, _v5_external_label_order, _v6_links,
     _v7_display_order, _v8_flags, _v9_tallies, _v10_spans,
+    _v12_dashboard_tallies,  # v11 is another branch's: this one goes after it, whatever it is
 )
 """MIGRATIONS[i] takes the schema from version i to version i + 1."""
 
