@@ -34,7 +34,14 @@ from annotate.design.questions import Question
 from annotate.quality_rules import FAST_MS, FAST_SHARE_MAX, GOLD_ACCURACY_MIN, MIN_N
 from annotate.spec import SessionSpec
 from annotate.store import Store
-from annotate.store.progress import AnnotatorCounts, Coincidences, GoldRow, LabelRow, progress_counts
+from annotate.store.progress import (
+    AnnotatorCounts,
+    Coincidences,
+    GoldRow,
+    LabelRow,
+    ProgressCounts,
+    progress_counts,
+)
 from annotate.store.sittings import live_sittings
 
 PACE_WINDOW_MIN = 15.0
@@ -145,6 +152,14 @@ def take_snapshot(spec: SessionSpec, store: Store, *, now: float | None = None,
     labels = None if primary is None or spec.schema.ranked is not None else label_rows(primary)
     counts = progress_counts(store, labels=labels, gold=gold_rows(spec), since=since, fast_ms=FAST_MS)
     working = {s.annotator: s.display for s in live_sittings(store, now)}
+    return snapshot_of(spec, counts, working, now, window_min)
+
+
+def snapshot_of(spec: SessionSpec, counts: ProgressCounts, working: dict[str, str], now: float,
+                window_min: float) -> Snapshot:
+    """The figures from the counts of one moment; `working`: annotator -> `terminal` or `browser`."""
+    primary = spec.schema.primary
+    labels = None if primary is None or spec.schema.ranked is not None else label_rows(primary)
     rows = tuple(_figures(c, working.get(c.name), window_min) for c in counts.annotators)
     level = spec.schema.level
     if primary is None:

@@ -15,9 +15,9 @@ reference for gold accuracy is the item's gold label, else the adjudicators' lab
 agree; attention checks are measured apart. Progress (assigned, done, skipped, pace) counts every
 judgment but adjudication.
 
-A file without the vote tallies (one opened read-only before its migration) is counted by a scan
-(`annotate.store.progress_scan`), and so is agreement while a vote carries a label the schema does
-not know (the tallies pair every stored label; the report leaves such votes out).
+Agreement is counted by a scan (`annotate.store.progress_scan`, the recount the tests hold the
+tallies to) while a vote carries a label the schema does not know: the tallies pair every stored
+label, the report leaves such votes out.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from annotate.store.progress_scan import (
     labels_cte,
     query_params,
     scan_agreement,
-    scan_progress_counts,
 )
 from annotate.store.progress_types import AnnotatorCounts, Coincidences, GoldRow, LabelRow, ProgressCounts
 from annotate.store.store import Store
@@ -51,8 +50,6 @@ def progress_counts(
     equals it. since: UTC ISO-8601 time (as the store writes `submitted_at`) from which judgments
     count as `recent`. fast_ms: the fast-answer threshold in milliseconds.
     """
-    if not has_table(store, "vote_index"):
-        return scan_progress_counts(store, labels=labels, gold=gold, since=since, fast_ms=fast_ms)
     db = store.db
     pairs = list(labels or ())
     params = query_params(pairs, gold, since, fast_ms)

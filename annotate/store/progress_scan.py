@@ -1,9 +1,8 @@
 """The dashboard's counts computed from the rows themselves: a scan of the session's judgments and
 assignments (what `annotate.store.progress` reads from its running tallies must equal it).
 
-Used for a file that has no vote tallies (one opened read-only before its migration), for agreement
-when a vote carries a label the schema does not know, and by the tests as the recount the tallies
-are held to. The rules for which judgments count are `annotate.store.progress`'s.
+Used for agreement when a vote carries a label the schema does not know, and by the tests as the
+recount the tallies are held to. The rules for which judgments count are `annotate.store.progress`'s.
 """
 
 from __future__ import annotations
