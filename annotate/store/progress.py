@@ -133,13 +133,14 @@ _OPEN_HOURS_SQL = (
 
 def _quality_sql(pairs: list[LabelRow], n_gold: int) -> str:
     """Per annotator: votes on reference items (attention checks left out) and the right ones; votes on
-    attention checks with a gold label and the failed ones. From the few items with a right answer."""
+    attention checks with a gold label and the failed ones. From the few items with a right answer (CROSS
+    JOIN: SQLite would otherwise walk every vote and look its item up)."""
     join = 'JOIN labels l ON l.raw = v."label"' if pairs else ""
     answer = "l.answer" if pairs else "NULL"
     return (
         f"WITH {labels_cte(pairs)}, {golds_cte(n_gold)}, {REFERENCE_CTES},"
         " checked AS (SELECT v.annotator_id AS r, v.purpose = 'attention' AS att, f.ref AS ref, f.gold AS gold,"
-        f"  {answer} AS c FROM reference f JOIN vote_index v ON v.item_id = f.u {join})"
+        f"  {answer} AS c FROM reference f CROSS JOIN vote_index v ON v.item_id = f.u {join})"
         " SELECT r, sum(NOT att), sum(NOT att AND c = ref), sum(att AND gold IS NOT NULL),"
         "  sum(att AND gold IS NOT NULL AND c != gold) FROM checked GROUP BY r"
     )

@@ -112,10 +112,11 @@ def _valid(pairs: list[LabelRow]) -> tuple[str, str]:
 
 
 REFERENCE_CTES = (
-    # Adjudication votes first (a scan of the assignments), grouped after: grouping in the same query
+    # Adjudication votes first (the few adjudication assignments, by their index; CROSS JOIN keeps
+    # SQLite from walking every current judgment instead), grouped after: grouping in the same query
     # walks every assignment in item order and looks up each one's judgment.
     "adjudication AS MATERIALIZED (SELECT a.item_id AS u, j.label AS label FROM assignments a"
-    " JOIN judgments j ON j.assignment_id = a.id AND j.superseded_by IS NULL"
+    " CROSS JOIN judgments j ON j.assignment_id = a.id AND j.superseded_by IS NULL"
     " WHERE a.purpose = 'adjudication' AND j.skip_reason IS NULL AND j.label IS NOT NULL),"
     " adjudicated AS (SELECT u, min(label) AS label FROM adjudication GROUP BY u HAVING count(DISTINCT label) = 1),"
     " known AS (SELECT i.id AS u, i.gold AS gold, i.gold AS ref FROM items i WHERE i.gold IS NOT NULL"

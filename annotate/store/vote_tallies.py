@@ -25,7 +25,7 @@ from __future__ import annotations
 from annotate.store._sqlite_utils import sqlite_utils
 
 VOTE_TABLES = ("vote_index", "vote_label_tally", "one_vote", "coincidence_tally", "unit_tally", "agreement_tally")
-VOTE_INDEXES = ("idx_judgments_recent", "idx_assignments_adjudication", "idx_assignments_suggestion")
+VOTE_INDEXES = ("idx_judgments_recent", "idx_items_gold", "idx_assignments_adjudication", "idx_assignments_suggestion")
 """The indexes v12 adds to older tables."""
 
 _TABLES = (
@@ -42,8 +42,11 @@ _TABLES = (
     'CREATE TABLE "unit_tally" ("m" INTEGER NOT NULL PRIMARY KEY, "items" INTEGER NOT NULL) WITHOUT ROWID',
     'CREATE TABLE "agreement_tally" ("annotator_id" INTEGER NOT NULL, "c" TEXT NOT NULL, "k" TEXT NOT NULL,'
     ' "pairs" INTEGER NOT NULL, PRIMARY KEY ("annotator_id", "c", "k")) WITHOUT ROWID',
-    # the recent pace: a range of current judgments by submit time
-    'CREATE INDEX "idx_judgments_recent" ON "judgments" ("submitted_at") WHERE "superseded_by" IS NULL',
+    # the recent pace: a range of the current judgments that are not skips, by submit time
+    'CREATE INDEX "idx_judgments_recent" ON "judgments" ("submitted_at", "assignment_id")'
+    ' WHERE "superseded_by" IS NULL AND "skip_reason" IS NULL',
+    # the items with a gold label (the reference for gold accuracy), without reading every item
+    'CREATE INDEX "idx_items_gold" ON "items" ("id", "gold") WHERE "gold" IS NOT NULL',
     # the adjudicated reference labels, and the votes a suggestion's change touches
     'CREATE INDEX "idx_assignments_adjudication" ON "assignments" ("item_id") WHERE "purpose" = \'adjudication\'',
     'CREATE INDEX "idx_assignments_suggestion" ON "assignments" ("suggestion_id") WHERE "suggestion_id" IS NOT NULL',
