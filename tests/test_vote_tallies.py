@@ -24,8 +24,8 @@ from annotate.store.merge import merge_session
 from annotate.store.progress import progress_counts
 from annotate.store.progress_scan import scan_progress_counts
 from annotate.store.schema import MIGRATIONS, SCHEMA_VERSION, _v12_dashboard_tallies
-from annotate.store.vote_tallies import VOTE_INDEXES, VOTE_TABLES
 from tests.dashboard_util import build_session
+from tests.migration_util import drop_vote_tallies
 
 LABELS = ("A", "B", "tie", "both_bad", "tie_inconsistent")
 SINCE = "2026-11-30T10:00:30.000+00:00"
@@ -182,12 +182,7 @@ def random_writes(spec: SessionSpec, store: Store, rng: random.Random, work: Pat
 def strip_vote_tallies(path: Path) -> None:
     """Make the file what annotate wrote before migration v12 (whatever came before it stays)."""
     conn = sqlite3.connect(path)
-    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'votes_%'"):
-        conn.execute(f'DROP TRIGGER "{name}"')
-    for table in VOTE_TABLES:
-        conn.execute(f'DROP TABLE "{table}"')
-    for index in VOTE_INDEXES:
-        conn.execute(f'DROP INDEX "{index}"')
+    drop_vote_tallies(conn)
     conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(_v12_dashboard_tallies)}")
     conn.commit()
     conn.close()

@@ -1,0 +1,17 @@
+"""Undo what later migrations made, so a test can stand a file at an older schema version."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from annotate.store.vote_tallies import VOTE_INDEXES, VOTE_TABLES
+
+
+def drop_vote_tallies(conn: sqlite3.Connection) -> None:
+    """Drop the vote tallies' triggers, tables and indexes (migration v12)."""
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'votes_%'"):
+        conn.execute(f'DROP TRIGGER "{name}"')
+    for table in VOTE_TABLES:
+        conn.execute(f'DROP TABLE "{table}"')
+    for index in VOTE_INDEXES:
+        conn.execute(f'DROP INDEX "{index}"')
