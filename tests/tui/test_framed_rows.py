@@ -147,3 +147,20 @@ async def test_label_bar_states_are_remembered_and_told_apart(tmp_path: Path) ->
         await pilot.pause()
         assert our_rows(bar) == before == textual_rows(bar)
     store.close()
+
+
+async def test_ranking_panes_whose_titles_change_with_the_order(tmp_path: Path) -> None:
+    from tests.tui.test_ranking import ranking_session
+
+    spec, store = ranking_session(tmp_path)
+    app = make_app(spec, store, "alice", open_guideline=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        before = {view.id: our_rows(view)[0] for view in views(app)}
+        await pilot.press("1")  # response 1 placed first: its title says so
+        await pilot.pause()
+        changed = [view for view in views(app) if our_rows(view)[0] != before.get(view.id)]
+        assert changed, "no pane title changed"
+        for view in views(app):
+            assert_same(view)
+    store.close()

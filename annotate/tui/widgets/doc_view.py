@@ -214,11 +214,11 @@ class DocView(ScrollView, can_focus=False):
             if frame is None:
                 return super().render_lines(crop)
         if type(self).render_line is not DocView.render_line:  # a subclass draws its rows its own way
-            return framed_lines(self, crop, frame, self.render_line)
+            return framed_lines(self, crop, frame, self.render_line, super().render_lines)
         scroll_x, scroll_y = self.scroll_offset
         line_at = partial(self._line_at, scroll_x=scroll_x, scroll_y=scroll_y,
                           width=self.scrollable_content_region.width, style=self.rich_style)
-        return framed_lines(self, crop, frame, line_at)
+        return framed_lines(self, crop, frame, line_at, super().render_lines)
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset

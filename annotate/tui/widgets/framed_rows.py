@@ -40,8 +40,9 @@ class Frame:
     """(width, height) of the content region, as Textual pads each line to."""
     fill: RichStyle
     """The Rich style Textual pads short content lines with."""
-    edges: dict[int, Strip]
-    """The border rows (top and bottom, with the title), as Textual drew them."""
+    borders: dict[tuple[int, object], Strip]
+    """Border rows Textual drew, by (row, the title or subtitle on it): a ranking's titles change
+    with the order, the rest of the frame does not."""
 
 
 def plain_styles(widget: Widget) -> bool:
@@ -60,7 +61,7 @@ def frame_key(widget: Widget) -> Hashable:
     app = widget.app
     styles = widget.styles
     return (widget.outer_size, widget.content_region.size, styles.border, styles.padding, widget.background_colors,
-            app.theme, app.ansi_color, tuple(app.get_line_filters()), widget._border_title, widget._border_subtitle,
+            app.theme, app.ansi_color, tuple(app.get_line_filters()),
             styles.border_title_align, styles.border_subtitle_align, styles.border_title_style,
             styles.border_title_color, styles.border_title_background, styles.border_subtitle_style,
             styles.border_subtitle_color, styles.border_subtitle_background)
@@ -76,23 +77,37 @@ def make_frame(widget: Widget, key: Hashable, textual_lines: RenderLines) -> Fra
     probe = textual_lines(Region(0, gutter.top, width, 1))[0]
     base, background = widget.background_colors
     inner = Style(background=base + background).rich_style  # what Textual pads short lines with
-    rows = [*range(gutter.top), *range(height - gutter.bottom, height)]
-    edges = {y: textual_lines(Region(0, y, width, 1))[0] for y in rows}
     return Frame(key, probe.crop(0, gutter.left), probe.crop(width - gutter.right, width), gutter.top, gutter.bottom,
-                 tuple(widget.content_region.size), inner, edges)
+                 tuple(widget.content_region.size), inner, {})
 
 
-def framed_lines(widget: Widget, crop: Region, frame: Frame, content_line: Callable[[int], Strip]) -> list[Strip]:
-    """The rows of `crop`: the border rows Textual drew, content rows joined to the frame's edges."""
-    width = widget.outer_size.width
+BORDERS_KEPT = 16
+"""Border rows kept per frame (titles seen lately)."""
+
+
+def _border_row(widget: Widget, frame: Frame, y: int, textual_lines: RenderLines) -> Strip:
+    label = widget._border_title if y == 0 else widget._border_subtitle if y == widget.outer_size.height - 1 else None
+    key = (y, label)
+    row = frame.borders.get(key)
+    if row is None:
+        if len(frame.borders) >= BORDERS_KEPT:
+            frame.borders.pop(next(iter(frame.borders)))
+        row = frame.borders[key] = textual_lines(Region(0, y, widget.outer_size.width, 1))[0]
+    return row
+
+
+def framed_lines(widget: Widget, crop: Region, frame: Frame, content_line: Callable[[int], Strip],
+                 textual_lines: RenderLines) -> list[Strip]:
+    """The rows of `crop`: border rows as Textual draws them (kept per title), content rows joined
+    to the frame's edges."""
+    width, height = widget.outer_size
     content_width, content_height = frame.content
     filters = widget.get_line_filters()
     _, background = widget.background_colors
     strips: list[Strip] = []
     for y in crop.line_range:
-        edge = frame.edges.get(y)
-        if edge is not None:
-            strips.append(edge)
+        if y < frame.top or y >= height - frame.bottom:
+            strips.append(_border_row(widget, frame, y, textual_lines))
             continue
         content_y = y - frame.top
         if content_y < content_height:
