@@ -158,6 +158,20 @@ class PairwiseScreen(ItemScreen):
         self.record("key.question", question=self.questions[self.current].name)
         self.refresh_answer()
 
+    def action_aspect(self, index: int, key: str = "") -> None:
+        """A click in an aspect's row: on an answer (`key`), what marking the row and pressing that
+        digit does; on the row's name, mark the row."""
+        index = int(index)
+        if not self.several or not 0 <= index < len(self.questions) or (key and self.answer_blocked(str(key))):
+            return
+        if index != self.current:
+            self.current = index
+            self.record("key.question", question=self.questions[index].name)
+        if key:
+            self.action_pick(str(key))
+        else:
+            self.refresh_answer()
+
     def refresh_answer(self) -> None:
         bar = self.query_one(LabelBar)
         if self.several:

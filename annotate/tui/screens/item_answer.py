@@ -1,7 +1,8 @@
 """AnswerKeys: the keys that make an answer on an item screen (digits, confidence, rationale, submit),
 and the rule that an answer key does not answer while the guideline covers a response.
 
-A mixin of ItemScreen; what a digit means is the subclass's `on_digit`.
+A mixin of ItemScreen; what a digit means is the subclass's `on_digit`. A click on an answer
+(`pick`) does what its digit does.
 """
 
 from __future__ import annotations
@@ -54,6 +55,13 @@ class AnswerKeys(_Base):
             return
         self.on_digit(digit)
         self.refresh_answer()
+
+    def action_pick(self, digit: str) -> None:
+        """A click on an answer: what its digit key does. A pending confidence prompt is closed first,
+        so that a click on an answer chooses that answer, never a confidence."""
+        if self.mode == "confidence" and not self.guideline_covers_panes():
+            self.mode = ""
+        self.action_digit(str(digit))
 
     def action_confidence(self) -> None:
         self.mode = "" if self.mode == "confidence" else "confidence"

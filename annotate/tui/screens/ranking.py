@@ -36,7 +36,9 @@ from annotate.tui.widgets.response_pane import ResponsePane
 PANES = ("view-1", "view-2")
 """The two response panes; the second is hidden on narrow terminals."""
 
-HINT = "digit: place next · = tie · u undo · x clear"
+HINT = (("digit: place next", ""), ("= tie", "tie"), ("u undo", "undo_place"), ("x clear", "clear_order"))
+"""The rank bar's hint while building the order; a click on a key's words does what the key does."""
+CANCEL = ("Esc cancels", "escape")
 
 
 class RankingScreen(ItemScreen):
@@ -324,11 +326,11 @@ class RankingScreen(ItemScreen):
         bar.order = order_text(self.places, self.k, self.rank_mode == "tie")
         left = self.k - sum(len(g) for g in self.places)
         if self.rank_mode == "view":
-            bar.hint = f"view: press 1-{self.k} · Esc cancels"
+            bar.hint = ((f"view: press 1-{self.k}", ""), CANCEL)
         elif self.rank_mode == "tie":
-            bar.hint = f"tie: press 1-{self.k} for the one level with the last · Esc cancels"
+            bar.hint = ((f"tie: press 1-{self.k} for the one level with the last", ""), CANCEL)
         else:
-            bar.hint = HINT if left else "every response placed: Enter submits"
+            bar.hint = HINT if left else (("every response placed: Enter submits", "submit"),)
         strip = self.query_one(RankStrip)
         strip.k = self.k
         strip.places = tuple(tuple(g) for g in self.places)

@@ -81,6 +81,20 @@ class RubricScreen(ItemScreen):
         self.record("key.criterion", criterion=self.criteria[self.current].name)
         self.refresh_answer()
 
+    def action_criterion_click(self, index: int, key: str = "") -> None:
+        """A click in a criterion's row: on a score (its digit `key`), what marking the row and
+        pressing that digit does; on the row's name, mark the row."""
+        index = int(index)
+        if not 0 <= index < len(self.criteria) or (key and self.answer_blocked(str(key))):
+            return
+        if index != self.current:
+            self.current = index
+            self.record("key.criterion", criterion=self.criteria[index].name)
+        if key:
+            self.action_pick(str(key))
+        else:
+            self.refresh_answer()
+
     def refresh_answer(self) -> None:
         form = self.query_one(RubricForm)
         form.criteria = self.criteria

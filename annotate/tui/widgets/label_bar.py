@@ -66,7 +66,7 @@ class LabelBar(StripMemo):
             if chosen:
                 top.append("◀", style="bold green")
             if key.isdigit():  # a click on the option does what its key does
-                top.stylize(Style(meta={"@click": f"screen.digit('{key}')"}), start, top.cell_len)
+                top.stylize(Style(meta={"@click": f"screen.pick('{key}')"}), start, top.cell_len)
         return top
 
     def _extras(self) -> Text:

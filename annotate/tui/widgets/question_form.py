@@ -3,11 +3,13 @@
 Rows read `▸ correctness   1 Left  2 Right  3 Tie  4 Both bad`; the marked row is the one the
 digit keys answer, the chosen answer is marked in text as well as colour (`▶2 Right◀`), and each
 row uses the choices' short words when the full ones do not fit. The words are the schema's fixed
-strings (never text from an item).
+strings (never text from an item). A click on an answer gives it to that row, as marking the row
+and pressing its digit would; a click on a row's name marks the row.
 """
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual.geometry import Size
 from textual.reactive import reactive
@@ -22,6 +24,8 @@ class QuestionForm(Widget):
     DEFAULT_CSS = """
     QuestionForm { height: auto; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
     """
+
+    auto_links = False  # the answers are clickable but keep their look (no link colour over the marking)
 
     questions: reactive[tuple[Question, ...]] = reactive((), layout=True)
     """The rows; a change of rows is a change of height (the answers only repaint)."""
@@ -42,24 +46,26 @@ class QuestionForm(Widget):
 
     def _row(self, index: int, question: Question, width: int) -> Text:
         here = index == self.current
-        full = self._choices(question, here, short=False)
+        full = self._choices(index, question, here, short=False)
         head_len = 3 + width + 2
         text = full
         if head_len + full.cell_len > self.size.width:
-            text = self._choices(question, here, short=True)
+            text = self._choices(index, question, here, short=True)
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append(" ▸ " if here else "   ", style="bold")
         line.append(question.name.ljust(width), style="bold" if here else "")
+        line.stylize(Style(meta={"@click": f"screen.aspect({index})"}), 0, len(line))
         line.append("  ")
         line.append_text(text)
         if question.description and here:
             line.append(f"  {question.description}", style="italic")
         return line
 
-    def _choices(self, question: Question, here: bool, short: bool) -> Text:
+    def _choices(self, index: int, question: Question, here: bool, short: bool) -> Text:
         chosen_value = self.answers.get(question.name)
         out = Text(no_wrap=True)
         for choice in question.choices():
+            start = len(out)
             chosen = choice.value == chosen_value
             words = choice.text if chosen or not short else choice.short
             if chosen:
@@ -70,4 +76,6 @@ class QuestionForm(Widget):
                 out.append(f" {choice.key} ", style="bold" if here else "dim")
                 out.append(words, style="underline" if here else "dim")
                 out.append("  ")
+            click = Style(meta={"@click": f"screen.aspect({index}, '{choice.key}')"})
+            out.stylize(click, start, len(out) - 1)  # not the gap before the next answer
         return out

@@ -3,13 +3,15 @@
 Everything is marked in text as well as colour: the responses in view are in brackets (`[2]`), a
 response's place reads `1st`, `=2nd` (a tie), or `·` (not placed yet), and the order built so far
 reads `3 > 1 = 4 > …`. The words are fixed strings and display positions; never item text, a
-model or a slot.
+model or a slot. A click on a response in the strip, or on a key the hints name, does what that
+key does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -39,12 +41,24 @@ def order_text(places: Sequence[Sequence[int]], k: int, tie_next: bool) -> str:
     return text
 
 
+Hint = tuple[tuple[str, str], ...]
+"""Words of a hint line and the screen action a click on each runs (`` for none), e.g.
+`(("digit: place next", ""), ("u undo", "undo_place"))`; shown joined by ` · `."""
+
+
+def _clickable(text: Text, words: str, action: str, style: str = "dim") -> None:
+    """Append `words` to `text`; a click on them runs the screen's `action` (none when empty)."""
+    text.append(words, style=Style.parse(style) + Style(meta={"@click": f"screen.{action}"}) if action else style)
+
+
 class RankStrip(Widget):
     """One line: every response by its display position with its place, the ones in view in brackets."""
 
     DEFAULT_CSS = """
     RankStrip { height: 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
     """
+
+    auto_links = False  # the responses are clickable but keep their look (no link colour over the places)
 
     k: reactive[int] = reactive(0)
     places: reactive[tuple[tuple[int, ...], ...]] = reactive(())
@@ -58,11 +72,14 @@ class RankStrip(Widget):
             shown = position in self.in_view
             place = place_of(self.places, position)
             label = f"[{position}]" if shown else f" {position} "
-            line.append(f" {label}", style="bold reverse" if shown else "bold")
-            line.append(f" {place:<4}", style="bold green" if place != "·" else "dim")
-        wide = len(self.in_view) > 1
-        keys = "  [ ] other response · Tab other pane · v+digit view" if wide else "  [ ] other · v+digit view"
-        line.append(keys, style="dim")
+            _clickable(line, f" {label}", f"pick('{position}')", "bold reverse" if shown else "bold")  # as its digit
+            _clickable(line, f" {place:<4}", f"pick('{position}')", "bold green" if place != "·" else "dim")
+        line.append("  ", style="dim")
+        _clickable(line, "[", "view_step(-1)")
+        line.append(" ", style="dim")
+        _clickable(line, "]", "view_step(1)")
+        line.append(" other response · Tab other pane · " if len(self.in_view) > 1 else " other · ", style="dim")
+        _clickable(line, "v+digit view", "view_pick")
         return line
 
 
@@ -75,13 +92,14 @@ class RankBar(LabelBar):
 
     order: reactive[str] = reactive("")
     """`3 > 1 = 4 > …`, from `order_text`."""
-    hint: reactive[str] = reactive("")
-    """What the keys do now (`digit: place next · = tie · u undo · x clear`)."""
+    hint: reactive[Hint] = reactive(())
+    """What the keys do now (`digit: place next · = tie · u undo · x clear`), each part clickable."""
 
     def render(self) -> Text:
         top = Text(no_wrap=True, overflow="ellipsis")
         top.append(" Order, best first: ", style="bold")
         top.append(f"▶ {self.order} ◀" if self.order else "–", style="bold green" if self.order else "dim")
-        if self.hint:
-            top.append(f"   {self.hint}", style="dim")
+        for n, (words, action) in enumerate(self.hint):
+            top.append("   " if n == 0 else " · ", style="dim")
+            _clickable(top, words, action)
         return Text("\n", no_wrap=True, overflow="ellipsis").join([top, self._extras()])
