@@ -20,7 +20,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Move", ("back", "next-unfinished", "items")),
     ("Read", ("scroll-down", "scroll-up", "page-down", "page-up", "scroll-home", "scroll-end",
               "switch-pane", "switch-pane-back", "link", "zoom", "earlier-turns", "guideline",
-              "search", "match-next", "match-previous")),
+              "search", "match-next", "match-previous", "copy")),
     ("Other", ("help", "theme", "escape", "quit")),
 )
 

@@ -4,8 +4,8 @@ Subclasses (pairwise, grade, rubric) say which panes they show, what the digit k
 how their answer becomes a Judgment. Everything else lives here and in the mixins by purpose:
 navigation (item_nav: submit and move on, back, next unfinished, skip), the answer keys
 (item_answer: digits, rationale, confidence), scrolling and linked scrolling (item_scroll),
-reading ahead (item_ahead); here the layout, showing an item, the guideline panel, the per-item
-clock and the event log.
+reading ahead (item_ahead), copying the text selected with the mouse (item_copy); here the
+layout, showing an item, the guideline panel, the per-item clock and the event log.
 
 Blind by construction: panes receive `Doc`s built by `annotate.tui.content`, which carry only
 conversation and response text; titles are fixed strings; the progress line shows the queue
@@ -33,6 +33,7 @@ from annotate.tui.render import Doc
 from annotate.tui.screens.item_ahead import ReadAhead
 from annotate.tui.screens.item_answer import AnswerKeys
 from annotate.tui.screens.item_context import EarlierTurns
+from annotate.tui.screens.item_copy import TextCopy
 from annotate.tui.screens.item_flag import Flagging, flag_state
 from annotate.tui.screens.item_nav import Navigation
 from annotate.tui.screens.item_scroll import PaneScrolling
@@ -74,7 +75,7 @@ def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
 
 
 class ItemScreen(SpanMarking, AnswerKeys, Navigation, Flagging, EarlierTurns, PaneSearch, PaneScrolling, ReadAhead,
-                 Screen[None]):
+                 TextCopy, Screen[None]):
     """Shows one assignment at a time and records what the annotator does with it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -123,6 +124,8 @@ class ItemScreen(SpanMarking, AnswerKeys, Navigation, Flagging, EarlierTurns, Pa
                 tooltip="Mark error spans in the active response (sessions with [labels.spans])"),
         Binding("v", "plain_view", "Plain text", id="plain-view", show=False,
                 tooltip="Show the active response as plain text (errors highlighted) or as Markdown"),
+        Binding("ctrl+c,super+c", "copy_text", "Copy", id="copy", show=False,
+                tooltip="Copy the text selected with the mouse (drag; double-click selects a pane)"),
     ]
 
     ALLOW_IN_MAXIMIZED_VIEW = "#progress, #keys, LabelBar"

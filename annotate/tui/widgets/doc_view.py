@@ -1,4 +1,8 @@
-"""DocView: a scrollable view of pre-rendered lines (the Line API), for long untrusted Markdown."""
+"""DocView: a scrollable view of pre-rendered lines (the Line API), for long untrusted Markdown.
+
+Text in it can be selected with the mouse (Textual's selection) and copied: the selection is
+painted on the lines in view, and the text copied is what the lines show, sanitised again.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
+from rich.cells import cell_len
+from rich.segment import Segment
 from rich.style import Style
 from textual import on
 from textual.events import Resize
@@ -13,8 +19,10 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
+from textual.selection import Selection
 from textual.strip import Strip
 
+from annotate.safe_text import sanitize
 from annotate.tui.render import Doc, DocLines, whole_lines
 from annotate.tui.widgets.framed_rows import Frame, frame_key, framed_lines, make_frame, plain_styles
 from annotate.tui.widgets.line_scrollbar import LineScrollBar
@@ -82,6 +90,8 @@ class DocView(ScrollView, can_focus=False):
         self._frame: Frame | None = None
         self.mark: tuple[int, int, int] | None = None
         """(line, first cell, end cell) of a search match shown in reverse video, or None."""
+        self._painting = False
+        """Inside the paint of the view (`render_lines`), where rows need no text offsets."""
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -131,6 +141,8 @@ class DocView(ScrollView, can_focus=False):
         self.doc = doc
         self.mark = None
         self.deepest = 0
+        if self.is_mounted and self.text_selection is not None:  # it selected lines of what was shown before
+            self.screen.clear_selection()
         self.scroll_to(0, 0, animate=False, immediate=True)
         self._update_lines(0)
 
@@ -204,6 +216,15 @@ class DocView(ScrollView, can_focus=False):
         return max(1, self.virtual_size.height)
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        """Paint the rows in `crop`. Only a mouse selection reads the text offsets of cells, and it asks
+        `render_line` directly; painted rows go without them (adding them costs per segment)."""
+        self._painting = True
+        try:
+            return self._paint(crop)
+        finally:
+            self._painting = False
+
+    def _paint(self, crop: Region) -> list[Strip]:
         """Content rows joined to the border drawn once (framed_rows), when the styles allow."""
         if not plain_styles(self):
             return super().render_lines(crop)
@@ -222,7 +243,10 @@ class DocView(ScrollView, can_focus=False):
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
-        return self._line_at(y, scroll_x, scroll_y, self.scrollable_content_region.width, self.rich_style)
+        line = self._line_at(y, scroll_x, scroll_y, self.scrollable_content_region.width, self.rich_style)
+        if not self._painting:  # where the pointer is in the text, for a selection (after every cut: each
+            line = line.apply_offsets(scroll_x, scroll_y + y)  # segment's offset is where it starts)
+        return line
 
     def _line_at(self, y: int, scroll_x: int, scroll_y: int, width: int, style: Style) -> Strip:
         """Row `y` of the view scrolled to (scroll_x, scroll_y), `width` cells wide."""
@@ -232,6 +256,9 @@ class DocView(ScrollView, can_focus=False):
         if index >= len(self._lines):
             return Strip.blank(width, style)
         line = self._lines[index]
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(index)) is not None:
+            line = _selected(line, span, self.screen.get_component_rich_style("screen--selection"))
         if self.mark is not None and self.mark[0] == index:
             line = _marked(line, self.mark[1], self.mark[2])
         if line.cell_length != width or scroll_x:
@@ -255,6 +282,25 @@ class DocView(ScrollView, can_focus=False):
         if round(old_value) != top:
             self.post_message(self.Scrolled(self, self.depth, self.complete))
 
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()  # only the lines in view are painted again
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text as the lines show it, each without its trailing padding; sanitised once
+        more, so that no control character or escape sequence reaches the clipboard."""
+        if self.doc is None:
+            return None
+        lines = self.full_lines() if selection.end is None else self._lines
+        first = 0 if selection.start is None else selection.start.y
+        last = len(lines) - 1 if selection.end is None else min(selection.end.y, len(lines) - 1)
+        picked: list[str] = []
+        for y in range(first, last + 1):
+            span = selection.get_span(y)
+            if span is not None:
+                start, end = span
+                picked.append(lines[y].text[start: None if end == -1 else end].rstrip())
+        return sanitize("\n".join(picked)), "\n"
+
     def set_depth(self, depth: float) -> None:
         """Scroll to a fraction of the way down (for linked scrolling)."""
         self.scroll_to(y=round(depth * self.max_scroll_y), animate=False, immediate=True)
@@ -264,10 +310,23 @@ MARK_STYLE = Style(reverse=True, bold=True)
 """A search match: reverse video, so it shows in every theme and without colour."""
 
 
-def _marked(line: Strip, start: int, end: int) -> Strip:
-    """`line` with cells [start, end) in MARK_STYLE."""
+def _marked(line: Strip, start: int, end: int, style: Style = MARK_STYLE) -> Strip:
+    """`line` with cells [start, end) in `style`."""
     end = min(end, line.cell_length)
     if start >= end:
         return line
     before, match, after = line.crop(0, start), line.crop(start, end), line.crop(end, line.cell_length)
-    return Strip.join([before, match.apply_style(MARK_STYLE), after])
+    return Strip.join([before, match.apply_style(style), after])
+
+
+def _selected(line: Strip, span: tuple[int, int], style: Style) -> Strip:
+    """`line` with the characters [start, end) of a selection's span in `style` (end -1: to the end of
+    its text, not of its padding); a selection counts characters, a strip is cut in cells."""
+    text = line.text
+    start, end = span
+    first, stop = cell_len(text[:start]), cell_len(text[: len(text.rstrip()) if end == -1 else end])
+    if first >= stop:
+        return line
+    chosen = line.crop(first, stop)
+    chosen = Strip(Segment.apply_style(chosen, post_style=style), chosen.cell_length)  # over code blocks' colours too
+    return Strip.join([line.crop(0, first), chosen, line.crop(stop, line.cell_length)])

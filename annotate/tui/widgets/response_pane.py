@@ -139,6 +139,12 @@ class ResponsePane(DocView):
         elif line >= top + rows:
             self.scroll_to(y=line - rows + 1, animate=False, immediate=True)
 
+    @property
+    def allow_select(self) -> bool:
+        """Text is selected with the mouse (and copied with Ctrl+C), except where the mouse marks error
+        spans (the plain view, span mode)."""
+        return self.span_mouse is None and self.span_key is None and super().allow_select
+
     # -- span mode -----------------------------------------------------------------------------
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
