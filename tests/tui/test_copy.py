@@ -11,10 +11,12 @@ from textual.pilot import Pilot
 from annotate.safe_text import is_safe
 from annotate.tui import make_app
 from annotate.tui.screens.item_copy import NOTHING_SELECTED
+from annotate.tui.screens.span_dialog import SpanDialog
 from annotate.tui.widgets.doc_view import DocView
 from annotate.tui.widgets.progress_line import ProgressLine
 from annotate.tui.widgets.response_pane import ResponsePane
 from tests.tui.conftest import make_session, pairwise_item
+from tests.tui.test_spans import span_session
 
 SIZES = [(80, 24), (160, 48)]
 
@@ -100,4 +102,19 @@ async def test_copy_without_a_selection_says_how(tmp_path: Path) -> None:
         await pilot.press("1", "enter")  # the screen's keys still work
         await pilot.pause()
     assert len(store.judgments("ann")) == 1
+    store.close()
+
+
+async def test_in_the_plain_view_the_mouse_marks_spans_and_selects_nothing(tmp_path: Path) -> None:
+    spec, store = span_session(tmp_path)
+    app = make_app(spec, store, "mo", open_guideline=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("v")
+        await pilot.pause()
+        pane = screen.query_one("#left", ResponsePane)
+        assert pane.plain is not None and not pane.allow_select
+        await _drag(pilot, pane, 0, 0, 6)
+        assert screen.selections == {} and isinstance(app.screen, SpanDialog)
     store.close()
