@@ -76,9 +76,10 @@ def _console(width: int = 160, height: int = 48) -> Console:
                    legacy_windows=False, safe_box=False)
 
 
-OUR_CLICKS = re.compile(r"screen\.(digit\('\d'\)|[a-z_]+)")
-"""The actions the answer bar and the key bar put on their own fixed words (a click does what the key
-does); no other action may be on screen, and none at all in a pane."""
+OUR_CLICKS = re.compile(r"screen\.(pick\('\d'\)|(aspect|criterion_click)\(\d+(, '\d')?\)|view_step\(-?1\)|[a-z_]+)")
+"""The actions the answer bar, the aspect and rubric rows, the ranking strip and the key bar put on
+their own fixed words (a click does what the key does); no other action may be on screen, and none
+at all in a pane."""
 
 
 def check_segments(segments: Iterable[Segment], where: str, clicks: re.Pattern[str] | None = None) -> None:
