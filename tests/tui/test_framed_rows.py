@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rich.style import Style
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
@@ -33,7 +34,16 @@ LONG = "\n\n".join(
 
 
 def cells(strips: list[Strip]) -> list[list[tuple[str, object]]]:
-    return [[(seg.text, seg.style) for seg in strip] for strip in strips]
+    return [[(seg.text, _drawn(seg.style)) for seg in strip] for strip in strips]
+
+
+def _drawn(style: Style | None) -> Style | None:
+    """`style` without the text offsets a mouse selection reads: they are not drawn, and DocView adds
+    them only where the selection asks for a row (`render_line`), not when it paints."""
+    if style is None or "offset" not in style.meta:
+        return style
+    rest = {k: v for k, v in style.meta.items() if k != "offset"}
+    return style.clear_meta_and_links() + Style.from_meta(rest) if rest else style.clear_meta_and_links()
 
 
 def textual_rows(widget: Widget) -> list[list[tuple[str, object]]]:
