@@ -61,6 +61,18 @@ class ExperimentSpec:
 
 
 @dataclass(frozen=True)
+class TrainingSpec:
+    """A training round (docs/annotating.md, "A training round"): the items imported with
+    `annotate import --training`, answered first, each followed by its expected outcome and
+    explanation; the share right decides whether the main queue opens."""
+
+    pass_threshold: float
+    """Share of training items answered right (0 to 1) needed to pass: 0.8 = 4 of 5."""
+    retries: int = 0
+    """How many more rounds an annotator who failed may take on their own (0: only the lead lets them through)."""
+
+
+@dataclass(frozen=True)
 class SessionSpec:
     """A loaded, validated session spec."""
 
@@ -75,6 +87,8 @@ class SessionSpec:
     """The shape of an answer (annotate.design)."""
     plan: PlanSpec = field(default_factory=PlanSpec)
     experiment: ExperimentSpec = field(default_factory=ExperimentSpec)
+    training: TrainingSpec | None = None
+    """The `[training]` table, or None when the session has no training round."""
 
     @property
     def project_dir(self) -> Path:
@@ -86,7 +100,8 @@ class SessionSpec:
 _SESSION_KEYS = {"name", "kind", "guideline", "seed", "db"}
 _PLAN_KEYS = {"annotators", "overlap", "gold_rate", "attention_rate", "repeat_rate"}
 _EXPERIMENT_KEYS = {"modes", "assign", "planted_rate", "planted_shift", "suggestion_source"}
-_TOP_KEYS = {"session", "labels", "plan", "experiment"}
+_TRAINING_KEYS = {"pass_threshold", "retries"}
+_TOP_KEYS = {"session", "labels", "plan", "experiment", "training"}
 
 
 def load_spec(path: Path | str) -> SessionSpec:
@@ -138,7 +153,8 @@ def parse_spec(data: Mapping[str, Any], path: Path) -> SessionSpec:
     schema = _schema(path, kind, _table(path, "labels", data.get("labels")))
     plan = _plan(path, _table(path, "plan", data.get("plan")))
     experiment = _experiment(path, _table(path, "experiment", data.get("experiment")))
-    return SessionSpec(path, name, kind, guideline, seed, db, schema, plan, experiment)
+    training = _training(path, kind, schema, data.get("training"))
+    return SessionSpec(path, name, kind, guideline, seed, db, schema, plan, experiment, training)
 
 
 def _db_path(path: Path, value: Any) -> Path:
@@ -191,6 +207,29 @@ def _experiment(path: Path, table: Mapping[str, Any]) -> ExperimentSpec:
     source = _str(path, "experiment.suggestion_source", table.get("suggestion_source", ""))
     planted = _rate(path, "experiment.planted_rate", table.get("planted_rate", 0.0))
     return ExperimentSpec(tuple(modes), assign, planted, shift, source)
+
+
+def _training(path: Path, kind: str, schema: LabelSchema, value: Any) -> TrainingSpec | None:
+    """The `[training]` table: pairwise sessions with the four outcomes only (for now)."""
+    if value is None:
+        return None
+    table = _table(path, "training", value)
+    if kind != "pairwise" or schema.shape != "outcomes":
+        design = kind if kind != "pairwise" else "this design (graded or aspects)"
+        raise SpecError(path, "training", f"a training round is for pairwise sessions with the four outcomes;"
+                                          f" {design} has none yet: remove the [training] table")
+    _check_keys(path, "training", table, _TRAINING_KEYS)
+    if "pass_threshold" not in table:
+        raise SpecError(path, "training.pass_threshold", "a share from 0 to 1 of training items answered right"
+                                                         " (0.8 = 4 of 5); the key is missing")
+    threshold = table["pass_threshold"]
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0.0 <= threshold <= 1.0:
+        raise SpecError(path, "training.pass_threshold",
+                        f"a share from 0 to 1 of training items answered right (0.8 = 4 of 5), not {threshold!r}")
+    retries = table.get("retries", 0)
+    if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
+        raise SpecError(path, "training.retries", f"an integer >= 0 (more rounds after a fail), not {retries!r}")
+    return TrainingSpec(float(threshold), retries)
 
 
 def _rate(path: Path, key: str, value: Any) -> float:

@@ -14,6 +14,7 @@ from annotate.cli import (  # noqa: F401  (registers the commands)
     sessions,
     suggestions,
     team,
+    training,
 )
 from annotate.cli.group import main
 

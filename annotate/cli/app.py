@@ -43,12 +43,13 @@ def start(session: str, annotator: str, theme: str | None) -> None:
               envvar="ANNOTATE_DEMO_DIR",
               help="Where the demo session lives (also $ANNOTATE_DEMO_DIR). Default: ~/.cache/annotate/demo.")
 @click.option("--kind", "kind",
-              type=click.Choice(["pairwise", "graded", "aspects", "single", "rubric", "ranking", "spans"]),
+              type=click.Choice(["pairwise", "graded", "aspects", "single", "rubric", "ranking", "spans",
+                                  "training"]),
               default="pairwise", show_default=True,
               help="Which study design: pairwise (four outcomes), graded (a 5-point preference with both bad),"
                    " aspects (one row per aspect of a pair), single (a 1-10 grade), rubric (five criteria),"
                    " ranking (four responses put in order, ties allowed) or spans (pairwise, marking the errors"
-                   " in each response: m).")
+                   " in each response: m) or training (pairwise, four training items with feedback first).")
 @click.option("--theme", default=None, metavar="NAME",
               help="dark, light or a Textual theme's name (nord, gruvbox, ...); t switches light and dark.")
 @domain_errors
@@ -67,6 +68,7 @@ def demo(annotator: str | None, fresh: bool, folder: Path | None, kind: str, the
       annotate demo --kind aspects
       annotate demo --kind ranking
       annotate demo --kind spans
+      annotate demo --kind training
     """
     import getpass
 

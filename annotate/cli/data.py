@@ -30,8 +30,11 @@ from annotate.safe_text import one_line
 @click.option("--map", "field_map", multiple=True, metavar="TARGET=COL[,COL...]",
               help="Which source field fills which part of an item. Targets: id, prompt, A, B, model_A, model_B,"
                    " category, gold, meta.KEY. A comma joins several fields (with a blank line). Repeatable.")
+@click.option("--training", is_flag=True,
+              help="FILE holds training items (native format, each with gold and an explanation), answered"
+                   " before the main queue; the spec needs a [training] table (docs/annotating.md).")
 @domain_errors
-def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...]) -> None:
+def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...], training: bool) -> None:
     """Import items into a session (and, for arena / mtbench, their votes as external labels).
 
     FILE is our native JSON Lines (one item per line: id, prompt or conversation, responses A and
@@ -52,6 +55,16 @@ def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...]) -> N
     from annotate.session import load_session, open_store
 
     spec = load_session(session)
+    if training:
+        from annotate.training import import_training
+
+        if fmt not in ("auto", "native", "json", "jsonl") or field_map:
+            raise click.UsageError("--training reads the native format (JSON Lines or JSON): no --map or --format")
+        with open_store(spec) as store:
+            result = import_training(store, spec, file)
+        _print_import(f"{result.added} training items added, {result.unchanged} unchanged from {one_line(file.name)}",
+                      ())
+        return
     file_format_hint(file, reading="items", fmt=fmt, mapped=bool(field_map), command=["import", session],
                      items_command=["import", session])
     with open_store(spec) as store:

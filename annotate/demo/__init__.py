@@ -34,10 +34,16 @@ DEMOS: dict[str, tuple[str, str, str, str | None, str]] = {
     "rubric": ("demo-rubric", "rubric", "outcomes", None, SINGLE_ITEMS_FILE),
     "ranking": ("demo-ranking", "ranking", "outcomes", None, RANKING_ITEMS_FILE),
     "spans": ("demo-spans", "pairwise", "outcomes", SPANS_GUIDELINE, ERROR_ITEMS_FILE),
+    "training": ("demo-training", "pairwise", "outcomes", DEMO_GUIDELINE, ITEMS_FILE),
 }
 """Demo kind -> (session name, task kind, design, guideline (None: the design's), items file)."""
 WITH_SPANS = frozenset({"spans"})
 """Demo kinds whose answers include error spans ([labels.spans])."""
+TRAINING_ITEMS_FILE = "training_items.jsonl"
+"""Training items (gold and an explanation) of the `training` demo, answered before its main queue."""
+TRAINING_TABLE = ("[training]                    # answered first: gold items with an explanation",
+                  "pass_threshold = 0.75         # share right to open the main queue (3 of 4)",
+                  "retries = 1                   # one more round after a fail", "")
 
 
 def default_folder() -> Path:
@@ -74,11 +80,19 @@ def prepare_demo(folder: Path | None = None, fresh: bool = False, kind: str = "p
     else:
         spec = create_session(name, task, guideline, DEMO_SEED, folder=sessions, design=design,
                               spans=kind in WITH_SPANS)
+        if kind == "training":
+            spec_path.write_text(spec_path.read_text(encoding="utf-8") + "\n".join(TRAINING_TABLE), encoding="utf-8")
+            spec = load_spec(spec_path)
     items = resources.files(__name__) / items_file
     with resources.as_file(items) as items_path, open_store(spec, create=True) as store:  # recreated if deleted
         if store.get_meta(DEMO_META_KEY) is None and _looks_like_demo(spec, kind):
             store.set_meta(DEMO_META_KEY, "1")
         import_items(store, spec.schema, items_path, format="native")
+        if kind == "training":
+            from annotate.training import import_training
+
+            with resources.as_file(resources.files(__name__) / TRAINING_ITEMS_FILE) as training_path:
+                import_training(store, spec, training_path)
     return spec
 
 

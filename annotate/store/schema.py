@@ -422,6 +422,45 @@ def _v10_spans(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_spans_judgment ON spans (judgment_id)")
 
 
+def _v11_training(db: sqlite_utils.Database) -> None:
+    """A training round (annotate.training): training items (gold and an explanation), each
+    annotator's rounds of them (order, side, answer in slot space, when the feedback was dismissed)
+    and the lead's word on who may work (`pass` / `revoke`, kept as a history: the latest counts).
+    Apart from items, assignments and judgments, so nothing of the main queue can count them."""
+    db.execute(
+        "CREATE TABLE training_items ("
+        " id TEXT PRIMARY KEY,"
+        " item TEXT NOT NULL,"
+        " gold TEXT NOT NULL,"
+        " explanation TEXT NOT NULL,"
+        " content_hash TEXT NOT NULL,"
+        " source TEXT NOT NULL DEFAULT '',"
+        " created TEXT NOT NULL)"
+    )
+    db.execute(
+        "CREATE TABLE training_answers ("
+        " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " annotator_id INTEGER NOT NULL REFERENCES annotators(id),"
+        " item_id TEXT NOT NULL REFERENCES training_items(id),"
+        " attempt INTEGER NOT NULL,"
+        " position INTEGER NOT NULL,"
+        " swapped INTEGER NOT NULL,"
+        " label TEXT,"
+        " answered_at TEXT,"
+        " acknowledged_at TEXT,"
+        " UNIQUE (annotator_id, attempt, position))"
+    )
+    db.execute(
+        "CREATE TABLE training_overrides ("
+        " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " annotator_id INTEGER NOT NULL REFERENCES annotators(id),"
+        " action TEXT NOT NULL CHECK (action IN ('pass', 'revoke')),"
+        " by TEXT NOT NULL,"
+        " note TEXT NOT NULL DEFAULT '',"
+        " created TEXT NOT NULL)"
+    )
+
+
 def _v12_dashboard_tallies(db: sqlite_utils.Database) -> None:
     """Vote tallies kept by triggers, so a refresh of the live dashboard reads a few rows per annotator
     and label instead of scanning every judgment (annotate/store/vote_tallies.py says what each holds).
@@ -438,8 +477,7 @@ Migration = Callable[[sqlite_utils.Database], None]
 
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial, _v2_suggestion_failures, _v3_merges, _v4_identity, _v5_external_label_order, _v6_links,
-    _v7_display_order, _v8_flags, _v9_tallies, _v10_spans,
-    _v12_dashboard_tallies,  # v11 is another branch's: this one goes after it, whatever it is
+    _v7_display_order, _v8_flags, _v9_tallies, _v10_spans, _v11_training, _v12_dashboard_tallies,
 )
 """MIGRATIONS[i] takes the schema from version i to version i + 1."""
 
