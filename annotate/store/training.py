@@ -120,7 +120,7 @@ def new_round(store: Store, spec: SessionSpec, annotator: str) -> list[TrainingE
         attempt = latest_attempt(store, annotator) + 1
         rows = [(annotator_id, item_id, attempt, position, int(swapped))
                 for position, (item_id, swapped) in enumerate(round_order(ids, spec.seed, annotator, attempt))]
-        db.executemany("INSERT INTO training_answers (annotator_id, item_id, attempt, position, swapped)"
+        db.conn.executemany("INSERT INTO training_answers (annotator_id, item_id, attempt, position, swapped)"
                        " VALUES (?, ?, ?, ?, ?)", rows)
     return round_entries(store, annotator, attempt)
 

@@ -32,6 +32,7 @@ from annotate.store import StaleAssignment, Store
 from annotate.store.health import error_text
 from annotate.store.refs import ref_key
 from annotate.store.sittings import HEARTBEAT_S, Sitting, heartbeat
+from annotate.training import TrainingState
 from annotate.tui.queue import Prefetcher, Queue, StoreRunner
 from annotate.tui.render import Doc, DocLines, LineCache
 from annotate.tui.screens.item import ItemScreen
@@ -146,6 +147,8 @@ class AnnotateApp(App[None]):
         self._reloading = False
         self.stale_answers = 0
         """Answers refused because their item had left the queue (a new plan); never saved."""
+        self.training: TrainingState | None = None
+        """The annotator's training round (annotate.training) when the session has one; set by make_app."""
 
     # -- start -------------------------------------------------------------------------------
 
@@ -164,6 +167,16 @@ class AnnotateApp(App[None]):
         if not len(self.queue):
             self.exit(message="No items to judge in this session yet: import some first.")
             return
+        if self.training is not None and not self.training.opens:
+            from annotate.tui.screens.training import TrainingScreen
+
+            self.push_screen(TrainingScreen(self.training),
+                             lambda opened: self.open_queue() if opened else self.quit_after_writes())
+            return
+        self.open_queue()
+
+    def open_queue(self) -> None:
+        """Show the first unfinished item of the queue (the last one, and the done dialog, when none is)."""
         start = self.queue.first_unfinished(0)
         self.push_screen(self._item_screen(start if start is not None else len(self.queue) - 1))
         if start is None:
@@ -437,6 +450,9 @@ def make_app(
         clock=clock, sitting_clock=sitting_clock, open_guideline=open_guideline,
         load_queue=load, sitting=sitting, design_hashes=hashes,
     )
+    from annotate.store.training import training_state
+
+    app.training = training_state(store, spec, annotator)
     if theme:
         app.theme = theme_name(theme)
     return app

@@ -5,6 +5,10 @@ item on screen (read through the queue's pages: never the whole queue) with each
 reference and state (answered, skipped and why, flagged, not yet answered). Typing a number or a
 reference (as the lead quotes it) and Enter goes there; a reference is looked up on a worker
 thread, since it means hashing the ids of the whole queue.
+
+In a session with a training round the training items are listed first (`T1`, `T2`, ...), with
+their state (answered, gold feedback pending, not answered); TrainingItemsDialog lists them alone
+during the round.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from textual.widgets.option_list import Option
 
 from annotate.refs import parse_ref
 from annotate.text import plural
+from annotate.training import TrainingEntry
 from annotate.tui.screens.item_flag import flag_state
 from annotate.tui.widgets.progress_line import skip_state
 
@@ -38,6 +43,55 @@ def entry_state(app: AnnotateApp, index: int) -> str:
     state = "not answered" if judgment is None else skip_state(judgment.skip_reason) if judgment.skipped else "answered"
     flags = app.queue.flags(assignment.id)
     return f"{state} · ⚑ {flag_state(flags)}" if flags else state
+
+
+def training_entry_state(entry: TrainingEntry) -> str:
+    """`not answered`, `gold feedback pending` (answered, the expected outcome not yet seen) or `answered`."""
+    return entry.state
+
+
+def training_options(app: AnnotateApp, entries: list[TrainingEntry], current: int | None,
+                     disabled: bool) -> list[Option]:
+    """One line per training entry: `T2  #K7QM2X  gold feedback pending`."""
+    options = []
+    for index, entry in enumerate(entries):
+        here = "▶" if index == current else " "
+        line = Text(f"{here} {'T' + str(index + 1):>6}  #{app.item_ref(entry.item_id)}  {training_entry_state(entry)}")
+        options.append(Option(line, id=f"t{index}", disabled=disabled))
+    return options
+
+
+class TrainingItemsDialog(ModalScreen[int | None]):
+    """The training round's items and their state; Enter goes to one (answered ones show their
+    feedback again), Esc goes back. Dismisses with the entry's index or None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,i", "cancel", "Cancel", id="training-items-cancel", tooltip="Back to the training item"),
+    ]
+
+    def __init__(self, entries: list[TrainingEntry], current: int) -> None:
+        super().__init__()
+        self.entries = entries
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="items-box"):
+            yield Static(Text(f"Training: {plural(len(self.entries), 'item')}", style="bold"))
+            yield OptionList(*training_options(self.app, self.entries, self.current, False),  # type: ignore[arg-type]
+                             id="items-list")
+            yield Static(Text("↑↓ and Enter go to an answered item · Esc back", style="dim"), id="items-help")
+
+    def on_mount(self) -> None:
+        listing = self.query_one(OptionList)
+        listing.highlighted = min(self.current, max(0, len(self.entries) - 1))
+        listing.focus()
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(int((event.option.id or "t0")[1:]))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
 
 
 class ItemsDialog(ModalScreen[int | None]):
@@ -57,6 +111,8 @@ class ItemsDialog(ModalScreen[int | None]):
         """Queue index of the item on screen."""
         self.first = 0
         """Queue index of the first entry listed."""
+        self.offset = 0
+        """Options listed before the queue's (training items, which cannot be gone to from here)."""
 
     @property
     def annotate_app(self) -> AnnotateApp:
@@ -82,9 +138,20 @@ class ItemsDialog(ModalScreen[int | None]):
             here = "▶" if index == self.current else " "
             options.append(Option(Text(f"{here} {index + 1:>6}  #{ref}  {entry_state(app, index)}"), id=str(index)))
         listing = self.query_one(OptionList)
-        listing.add_options(options)
-        listing.highlighted = self.current - self.first
+        training = self._training_entries()
+        listing.add_options([*training_options(app, training, None, True), *options])
+        self.offset = len(training)
+        listing.highlighted = self.current - self.first + self.offset
         self.query_one(Input).focus()
+
+    def _training_entries(self) -> list[TrainingEntry]:
+        """The annotator's latest training round, when the session has one (read on the reader thread)."""
+        app = self.annotate_app
+        if getattr(app, "training", None) is None:
+            return []
+        from annotate.store.training import round_entries
+
+        return app.reader.call(round_entries, app.reader.store, app.annotator).result()
 
     def action_move(self, step: int) -> None:
         listing = self.query_one(OptionList)
@@ -94,6 +161,8 @@ class ItemsDialog(ModalScreen[int | None]):
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
+        if (event.option.id or "").startswith("t"):
+            return
         self.dismiss(int(event.option.id or self.current))
 
     @on(Input.Submitted, "#items-goto")
@@ -103,7 +172,8 @@ class ItemsDialog(ModalScreen[int | None]):
         total = len(self.annotate_app.queue)
         if not text:
             listing = self.query_one(OptionList)
-            self.dismiss(self.first + (listing.highlighted or 0) if listing.option_count else None)
+            highlighted = (listing.highlighted or 0) - self.offset
+            self.dismiss(self.first + highlighted if listing.option_count and highlighted >= 0 else None)
         elif text.isdigit():
             if 1 <= int(text) <= total:
                 self.dismiss(int(text) - 1)
