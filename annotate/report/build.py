@@ -205,6 +205,12 @@ def build_report(
     data["flags"] = None if flagged is None else flagged[1]
     if flagged is not None:
         sections.append(flagged[0])
+    from annotate.report.sections.training import training_section
+
+    trained = training_section(ctx, store)  # training answers are never votes: this is their only place
+    data["training"] = None if trained is None else trained[1]
+    if trained is not None:
+        sections.append(trained[0])
     from annotate.report.suggestions import suggestions_section
 
     suggested = suggestions_section(spec, store, n_boot=n_boot, seed=seed, max_rows=max_rows)
@@ -219,7 +225,7 @@ def build_report(
     sections.insert(0, summary)
     notes: tuple[str, ...] = ()
     if votes.empty:  # the JSON keeps every (empty) section; the readable formats say why there is nothing
-        sections = [s for s in sections if s.key in ("suggestions", "flags")]
+        sections = [s for s in sections if s.key in ("suggestions", "flags", "training")]
         notes = (NO_VOTES,)
     document = {
         "report_version": REPORT_VERSION,
