@@ -180,3 +180,19 @@ async def test_quitting_with_the_feedback_up_shows_it_again_on_the_next_start(tm
         text = screen_render(again)[0]
         assert "Training 1 of 4" in text and "Your answer: Right better" in text
     store.close()
+
+
+async def test_left_is_stored_as_the_slot_on_the_left_swapped_or_not(tmp_path: Path) -> None:
+    spec, store = _training_session(tmp_path)
+    app = make_app(spec, store, "alice", open_guideline=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        entries = app.screen.entries
+        assert {e.swapped for e in entries} == {True, False}
+        for _ in entries:
+            await pilot.press("1", "enter")  # Left better, every time
+            await pilot.pause()
+    stored = round_entries(store, "alice")
+    assert [e.label for e in stored] == ["B" if e.swapped else "A" for e in stored]
+    assert all(e.acknowledged_at is not None for e in stored)
+    store.close()
