@@ -38,6 +38,7 @@ def session_status(spec: SessionSpec, store: Store) -> str:
         ))
     lines += _suggestion_lines(spec, store, tally.suggestions)
     lines += _flag_lines(store)
+    lines += _training_lines(spec, store)
     if not tally.annotators:
         lines.append("annotators none has started yet")
         return "\n".join(lines)
@@ -52,6 +53,29 @@ def session_status(spec: SessionSpec, store: Store) -> str:
         lines.append("")
         lines.append(f"items judged by every annotator assigned: {tally.overlap[0]} of {tally.overlap[1]}")
     return "\n".join(lines)
+
+
+def _training_lines(spec: SessionSpec, store: Store) -> list[str]:
+    """The training round: its items and threshold, and where each annotator stands (one aggregate
+    query over the training tables, never the judgments)."""
+    if spec.training is None:
+        return []
+    from annotate.store.training import count_training_items, training_states
+    from annotate.training import needed
+
+    total = count_training_items(store)
+    if total == 0:
+        return [f"training  no training items yet (annotate import {spec.name} FILE --training)"]
+    threshold = spec.training.pass_threshold
+    head = f"training  {total} items, pass {threshold:.0%} ({needed(total, threshold)} of {total})"
+    states = training_states(store, spec)
+    if not states:
+        return [head + "; nobody has started"]
+    shown = []
+    for state in states:
+        counts = f"{state.correct} of {total}" if state.finished else f"{state.answered} of {total} answered"
+        shown.append(f"{one_line(state.annotator)} {state.verdict}" + (f" ({counts})" if state.attempt else ""))
+    return [head + ": " + ", ".join(shown) + " (annotate training)"]
 
 
 def _suggestion_lines(spec: SessionSpec, store: Store, counts: tuple[tuple[str, int, int, int], ...]) -> list[str]:

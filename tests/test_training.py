@@ -242,3 +242,18 @@ def test_a_file_from_before_training_is_migrated(project: Path) -> None:
         add_training_items(store, [training_item(1, "B")])
         assert [e.item_id for e in start_round(store, spec, "ann")] == ["train-1"]
         assert round_entries(store, "ann")[0].state == "not answered"
+
+
+def test_status_shows_the_training_round(project: Path) -> None:
+    spec = add_training_table(session(project), threshold=0.75)
+    assert "training  no training items yet" in cli("status", "s").output
+    with open_store(spec) as store:
+        add_training_items(store, [training_item(i, g) for i, g in enumerate(("A", "B", "tie", "A"))])
+        assert "training  4 items, pass 75% (3 of 4); nobody has started" in cli("status", "s").output
+        entries = start_round(store, spec, "alice")
+        answer(store, entries[0], "both_bad")
+        start_round(store, spec, "bob")
+        for entry in round_entries(store, "bob"):
+            answer(store, entry, "both_bad")
+    out = cli("status", "s").output
+    assert "alice in progress (1 of 4 answered), bob failed (0 of 4) (annotate training)" in out
