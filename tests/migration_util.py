@@ -15,3 +15,13 @@ def drop_vote_tallies(conn: sqlite3.Connection) -> None:
         conn.execute(f'DROP TABLE "{table}"')
     for index in VOTE_INDEXES:
         conn.execute(f'DROP INDEX "{index}"')
+
+
+TRAINING_TABLES = ("training_answers", "training_overrides", "training_items")
+"""Migration v11's tables, answers and overrides first (they refer to the items)."""
+
+
+def drop_training_tables(conn: sqlite3.Connection) -> None:
+    """Drop the training round's tables (migration v11)."""
+    for table in TRAINING_TABLES:
+        conn.execute(f'DROP TABLE "{table}"')

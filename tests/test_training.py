@@ -257,3 +257,17 @@ def test_status_shows_the_training_round(project: Path) -> None:
             answer(store, entry, "both_bad")
     out = cli("status", "s").output
     assert "alice in progress (1 of 4 answered), bob failed (0 of 4) (annotate training)" in out
+
+
+def test_the_training_demo_has_a_round_and_the_default_demo_none(tmp_path: Path) -> None:
+    from annotate.demo import prepare_demo
+    from annotate.store.training import count_training_items
+
+    spec = prepare_demo(tmp_path, kind="training")
+    assert spec.training is not None and spec.training.pass_threshold == 0.75
+    with open_store(spec) as store:
+        assert count_training_items(store) == 4 and store.count_items() > 0
+    again = prepare_demo(tmp_path, kind="training")  # idempotent
+    with open_store(again) as store:
+        assert count_training_items(store) == 4
+    assert prepare_demo(tmp_path).training is None
