@@ -196,3 +196,28 @@ async def test_left_is_stored_as_the_slot_on_the_left_swapped_or_not(tmp_path: P
     assert [e.label for e in stored] == ["B" if e.swapped else "A" for e in stored]
     assert all(e.acknowledged_at is not None for e in stored)
     store.close()
+
+
+async def test_the_main_items_list_shows_the_training_items_first_and_still_goes_to_a_number(tmp_path: Path) -> None:
+    from annotate.tui.screens.items import ItemsDialog
+
+    spec, store = _training_session(tmp_path)
+    app = make_app(spec, store, "alice", open_guideline=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await _answer_round(pilot, app, [True, True, True, True])
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ItemScreen)
+        await pilot.press("i")
+        await pilot.pause()
+        assert isinstance(app.screen, ItemsDialog)
+        text = screen_render(app)[0]
+        assert "T1" in text and "T4" in text and "not answered" in text
+        await pilot.press("enter")  # Enter on the highlighted entry: the item on screen, not a training one
+        await pilot.pause()
+        assert isinstance(app.screen, ItemScreen) and app.screen.index == 0
+        await pilot.press("i", "3", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ItemScreen) and app.screen.index == 2
+    store.close()

@@ -111,7 +111,7 @@ class ItemsDialog(ModalScreen[int | None]):
         """Queue index of the item on screen."""
         self.first = 0
         """Queue index of the first entry listed."""
-        self.offset = 0
+        self.training_rows = 0
         """Options listed before the queue's (training items, which cannot be gone to from here)."""
 
     @property
@@ -140,8 +140,8 @@ class ItemsDialog(ModalScreen[int | None]):
         listing = self.query_one(OptionList)
         training = self._training_entries()
         listing.add_options([*training_options(app, training, None, True), *options])
-        self.offset = len(training)
-        listing.highlighted = self.current - self.first + self.offset
+        self.training_rows = len(training)
+        listing.highlighted = self.current - self.first + self.training_rows
         self.query_one(Input).focus()
 
     def _training_entries(self) -> list[TrainingEntry]:
@@ -172,7 +172,7 @@ class ItemsDialog(ModalScreen[int | None]):
         total = len(self.annotate_app.queue)
         if not text:
             listing = self.query_one(OptionList)
-            highlighted = (listing.highlighted or 0) - self.offset
+            highlighted = (listing.highlighted or 0) - self.training_rows
             self.dismiss(self.first + highlighted if listing.option_count and highlighted >= 0 else None)
         elif text.isdigit():
             if 1 <= int(text) <= total:
