@@ -184,7 +184,7 @@ def test_every_format_renders_and_json_round_trips(session) -> None:
     data = json.loads(render(report, "json"))
     assert set(data) == {"report_version", "session", "summary", "agreement", "judges", "pairwise", "biases",
                          "quality", "ranking", "rankings", "grades", "aspects",
-                         "style_control", "judge_trust", "competence", "flags", "spans"}
+                         "style_control", "judge_trust", "competence", "flags", "spans", "training"}
     assert data["spans"] is None  # the session has no [labels.spans]
     assert set(data["agreement"]) == {"level", "thresholds", "overall", "overall_raters", "per_cohort",
                                       "per_annotator", "per_category", "per_criterion", "collapsed"}

@@ -177,7 +177,7 @@ def test_an_empty_session_says_so_in_one_line(pairwise_spec, store) -> None:
     data = json.loads(render(report, "json"))
     assert set(data) == {"report_version", "session", "summary", "agreement", "judges", "pairwise", "biases",
                          "quality", "ranking", "rankings", "grades", "aspects",
-                         "style_control", "judge_trust", "competence", "flags", "spans"}
+                         "style_control", "judge_trust", "competence", "flags", "spans", "training"}
     assert data["agreement"]["per_cohort"] == [] and data["ranking"]["overall"]["models"] == []
     assert all(row["n_items"] == 0 for row in data["pairwise"]["type_agreement"])
 
