@@ -6,6 +6,10 @@ and the next item is shown at once from what was read and rendered ahead (or, wh
 faster than that, with only its first screenful rendered on the spot and the rest rendered
 after); the progress line says `Saving…` until the write is durable and `Saved` after. Quitting
 waits for every queued write.
+
+Its parts: launch.py builds and runs it (make_app, run_app, re-exported here); pacing.py holds
+when it collects garbage and the sitting timer (mixins); this module keeps the app's state, its
+messages and handlers, the writing path and the watch for a new plan.
 """
 
 from __future__ import annotations
@@ -16,16 +20,14 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 
 from textual import on, work
 from textual.app import App
 from textual.message import Message
 
 from annotate.flags import Flag
-from annotate.guidelines import Guideline, GuidelineError, load_guideline
+from annotate.guidelines import Guideline
 from annotate.model import Assignment, Event, Judgment
-from annotate.plan import PLAN_META_KEY, ensure_default_queue
 from annotate.refs import ref_maker
 from annotate.spec import SessionSpec
 from annotate.store import StaleAssignment, Store
@@ -33,26 +35,30 @@ from annotate.store.health import error_text
 from annotate.store.refs import ref_key
 from annotate.store.sittings import HEARTBEAT_S, Sitting, heartbeat
 from annotate.training import TrainingState
+from annotate.tui.launch import make_app, no_queue, no_queue_message, run_app, run_in_sitting, session_guideline
+from annotate.tui.pacing import (
+    BREAK_RESET_NS,
+    FULL_GC_EVERY_NS,
+    FULL_GC_IDLE_NS,
+    IdleCollectionMixin,
+    SittingPaceMixin,
+)
 from annotate.tui.queue import Prefetcher, Queue, StoreRunner
 from annotate.tui.render import Doc, DocLines, LineCache
 from annotate.tui.screens.item import ItemScreen
-from annotate.tui.summary import SittingSummary
-from annotate.tui.themes import theme_name
-from annotate.tui.widgets.progress_line import BREAK_AFTER_S
 
-BREAK_RESET_NS = 5 * 60 * 1_000_000_000
-"""A pause this long (no key at all) counts as a break and restarts the stretch."""
-FULL_GC_IDLE_NS = 2_000_000_000
-"""A full garbage collection runs only after this long without a key..."""
-FULL_GC_EVERY_NS = 60_000_000_000
-"""...and at most this often."""
+__all__ = [
+    "BREAK_RESET_NS", "DESIGN_CHECK_S", "DESIGN_KEYS", "FULL_GC_EVERY_NS", "FULL_GC_IDLE_NS", "AnnotateApp",
+    "make_app", "no_queue", "no_queue_message", "run_app", "run_in_sitting", "session_guideline",
+]
+
 DESIGN_CHECK_S = 5.0
 """How often the app looks whether the lead planned the session again (the queue then reloads)."""
 DESIGN_KEYS = ("plan_hash", "experiment_hash")
 """Meta keys whose change means the queue may have changed under the open app."""
 
 
-class AnnotateApp(App[None]):
+class AnnotateApp(IdleCollectionMixin, SittingPaceMixin, App[None]):
     """One annotator working through their queue in one session."""
 
     CSS_PATH = "app.tcss"
@@ -212,27 +218,6 @@ class AnnotateApp(App[None]):
         lines.finish()
         return lines
 
-    def item_painted(self, now_ns: int) -> None:
-        self._gc_due = True
-        for hook in self.painted_hooks:
-            hook(now_ns)
-
-    def _collect_when_idle(self) -> None:
-        if not self.prefetcher.idle():
-            return
-        now = self.clock()
-        if self._gc_due:
-            self._gc_due = False
-            gc.collect(1)
-        if now - self._last_activity >= FULL_GC_IDLE_NS and now - self._last_full_gc >= FULL_GC_EVERY_NS:
-            self._last_full_gc = now
-            gc.collect()
-
-    def settled(self) -> bool:
-        """Nothing left to do in the background: read-ahead, writes and collection are done
-        (what an annotator's reading time gives; benchmarks wait for it)."""
-        return self.prefetcher.idle() and self.runner.pending == 0 and not self._gc_due
-
     # -- writing -----------------------------------------------------------------------------
 
     def write_judgment(self, judgment: Judgment, events: Sequence[Event], assignment: Assignment) -> None:
@@ -360,22 +345,6 @@ class AnnotateApp(App[None]):
             if refresh is not None:
                 refresh()
 
-    # -- sitting -----------------------------------------------------------------------------
-
-    def note_activity(self, now_ns: int) -> None:
-        if now_ns - self._last_activity > BREAK_RESET_NS:
-            self._stretch_start = now_ns
-        self._last_activity = now_ns
-
-    def sitting_seconds(self) -> float:
-        return max(0.0, self.sitting_clock() - self._sitting_start)
-
-    def break_due(self) -> bool:
-        now = self.clock()
-        if now - self._last_activity > BREAK_RESET_NS:
-            return False
-        return (now - self._stretch_start) / 1e9 >= BREAK_AFTER_S
-
     # -- the end -----------------------------------------------------------------------------
 
     def all_done(self) -> None:
@@ -422,150 +391,3 @@ class AnnotateApp(App[None]):
         gc.unfreeze()
         if self._gc_was_enabled:
             gc.enable()
-
-
-def make_app(
-    spec: SessionSpec, store: Store, annotator: str, *, guideline: Guideline | None = None,
-    clock: Callable[[], int] = time.monotonic_ns, sitting_clock: Callable[[], float] = time.monotonic,
-    open_guideline: bool | None = None, sitting: Sitting | None = None, theme: str | None = None,
-) -> AnnotateApp:
-    """The app for `annotator` on the session `spec` stored in `store` (already open).
-
-    Creates the annotator's default queue when they have none. `guideline` defaults to the
-    session's (loaded from the project's `guidelines/` or the shipped ones). `open_guideline`
-    defaults to True on an annotator's first item, when they have no judgment yet. The app
-    watches the plan: when the lead plans the session again while it is open, it reads the queue
-    again and goes on in the new one.
-    """
-
-    def load() -> Queue:
-        ensure_default_queue(store, spec, annotator)
-        return Queue(store, annotator)
-
-    hashes = tuple(store.get_meta(k) for k in DESIGN_KEYS)
-    queue = load()
-    guideline, error = session_guideline(spec, guideline)
-    app = AnnotateApp(
-        spec, store, annotator, queue, guideline, guideline_error=error,
-        clock=clock, sitting_clock=sitting_clock, open_guideline=open_guideline,
-        load_queue=load, sitting=sitting, design_hashes=hashes,
-    )
-    from annotate.store.training import training_state
-
-    app.training = training_state(store, spec, annotator)
-    if theme:
-        app.theme = theme_name(theme)
-    return app
-
-
-def session_guideline(spec: SessionSpec, guideline: Guideline | None) -> tuple[Guideline | None, str]:
-    """The guideline to show (the given one, else the session's) and, when it cannot be loaded, why."""
-    if guideline is not None:
-        return guideline, ""
-    try:
-        return load_guideline(spec.guideline, spec.project_dir), ""
-    except (GuidelineError, OSError) as exc:
-        return None, str(exc)
-
-
-def run_app(
-    spec: SessionSpec, annotator: str, db: Path | None = None, *, display: str = "terminal",
-    theme: str | None = None,
-) -> SittingSummary:
-    """Open the session's store, run the app until the annotator quits, close the store; return
-    what the queue holds then (the CLI prints it).
-
-    The guideline is loaded first: a missing or broken one (no front matter, say) is a GuidelineError
-    naming the file and line before the session file is opened, so nothing is written and no
-    judgment is made without the guideline version it should carry. The file must be this
-    session's (`annotate.session.check_identity`).
-    """
-    from annotate.session import check_identity, session_taxonomy
-
-    theme = theme_name(theme) if theme else None  # a bad name is refused before the file is opened
-    guideline = load_guideline(spec.guideline, spec.project_dir)
-    session_taxonomy(spec, guideline)  # a taxonomy that cannot be used is refused before the file is opened
-    with Store.open(db or spec.db) as store:
-        store.require_writable("annotating writes to it")
-        check_identity(spec, store)
-
-        def empty() -> str:
-            return no_queue_message(store, spec, annotator)
-
-        if no_queue(store, annotator):  # refused before anything is written (no annotator row, no sitting)
-            raise ValueError(empty())
-        return run_in_sitting(
-            store, annotator,
-            lambda sitting: make_app(spec, store, annotator, guideline=guideline, sitting=sitting, theme=theme),
-            empty, display=display,
-        )
-
-
-def no_queue(store: Store, annotator: str) -> bool:
-    """Whether `annotator` would open an empty queue: the session has no items, or a plan that
-    does not name them."""
-    from annotate.store.queues import queue_counts
-
-    if store.newest_item_rowid() == 0:
-        return True
-    return bool(store.get_meta(PLAN_META_KEY)) and queue_counts(store, annotator).total == 0
-
-
-def no_queue_message(store: Store, spec: SessionSpec, annotator: str) -> str:
-    """Why `annotator` has nothing to do, with the names the plan gives (and the closest one)."""
-    import difflib
-    import json
-
-    from annotate.safe_text import one_line
-
-    head = f"{one_line(repr(annotator))} has no items in session {spec.name!r}: "
-    if not store.get_meta(PLAN_META_KEY):
-        return head + "the session has no items yet (see `annotate import`)"
-    raw = store.get_meta("plan_inputs")
-    names = sorted(json.loads(raw).get("annotators", [])) if raw else []
-    close = difflib.get_close_matches(annotator, names, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    listed = f"; the plan names {', '.join(names)}" if names else ""
-    return head + f"the plan does not name them (see `annotate plan`){listed}{hint}"
-
-
-def run_in_sitting(
-    store: Store, annotator: str, build: Callable[[Sitting], AnnotateApp], empty: Callable[[], str],
-    *, display: str = "terminal",
-) -> SittingSummary:
-    """Run an app built by `build` in a sitting of `annotator` until it stops; the summary after.
-
-    The sitting is taken first (SittingBusy, naming the other one, when the annotator has the
-    session open elsewhere) and ended when the app stops. An app with an empty queue does not run
-    (ValueError with `empty()`). SIGTERM and SIGHUP (an ssh connection dropped) stop the app only
-    after every answer already submitted has been written (`annotate.tui.signals`).
-    """
-    from annotate.store.sittings import close_sitting, open_sitting
-    from annotate.tui.signals import stop_on_signals
-
-    sitting = open_sitting(store, annotator, display, terminal=_terminal_name())
-    reason = "quit"
-    try:
-        app = build(sitting)
-        if not len(app.queue):
-            raise ValueError(empty())
-        with stop_on_signals(app) as stopped:
-            app.run()
-        reason = stopped.reason or reason
-        if app.return_code not in (None, 0) and stopped.signal is None:
-            raise SystemExit(app.return_code)
-        return SittingSummary.of(app.queue, unsaved=len(app.write_errors), stale=app.stale_answers,
-                                 stopped_by=stopped.reason)
-    finally:
-        close_sitting(store, sitting, reason)
-
-
-def _terminal_name() -> str | None:
-    """The controlling terminal's device (/dev/pts/3), to name a sitting by; None without one."""
-    import os
-    import sys
-
-    try:
-        return os.ttyname(sys.stdin.fileno())
-    except (OSError, ValueError, AttributeError):
-        return None
