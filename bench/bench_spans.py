@@ -8,13 +8,14 @@ has run; the handler is seen to have run by the event it records):
 
 - `m`: span mode on (the pane switches from Markdown to the plain text with its offset map);
 - cursor keys in span mode (`l`, `w`, `j`, `b`, PageDown, `h`, `k`, PageUp, Space, `w`, `w`);
-- Enter: the dialog for category, severity and note painted;
-- Enter in the dialog: back on the item with the new error painted;
+- Enter: the dialog for category, severity and note painted (a box on the item screen's overlay
+  layer, no longer a modal screen: its region painted over the panes);
+- Enter in the dialog: the dialog closed and the item with the new error painted;
 - Escape: span mode off;
 - Enter (after `1`): the answer with its span submitted -> the next item painted (the screen's
   painted hook, as in bench_tui);
-- for reference, every fourth item, `s`: the pairwise screen's skip dialog painted (a modal screen
-  as the span dialog is; not counted in "every timed key");
+- for reference, every fourth item, `s`: the pairwise screen's skip dialog painted (a modal screen,
+  as the span dialog was; not counted in "every timed key");
 - every fourth item, `b`: back to the answered item, which shows its spans again (plain text with
   the marks) -> painted; Enter then goes on unchanged (not timed).
 
@@ -63,7 +64,6 @@ async def span_keys(folder: Path, chars: int, n: int, cpu: bool = False) -> dict
     from annotate.tui import make_app
     from annotate.tui.screens.item import ItemScreen
     from annotate.tui.screens.skip import SkipDialog
-    from annotate.tui.screens.span_dialog import SpanDialog
 
     spec = create_session(f"spans{chars}", "pairwise", seed=1, folder=folder / "sessions", spans=True)
     times: dict[str, list[float]] = defaultdict(list)
@@ -127,7 +127,7 @@ async def span_keys(folder: Path, chars: int, n: int, cpu: bool = False) -> dict
                 await timed("span_mode_on (m)", "m", "m", lambda s=screen: s.span_slot is not None)
                 for key, character in CURSOR_KEYS:
                     await timed("cursor key", key, character, recorded(screen))
-                await timed("dialog opens (Enter)", "enter", "\r", lambda: isinstance(app.screen, SpanDialog))
+                await timed("dialog opens (Enter)", "enter", "\r", lambda s=screen: s.span_dialog().is_open)
                 await pilot.press("1", "2")
                 marked = len(screen.spans)
                 await timed("error marked (dialog Enter)", "enter", "\r",

@@ -72,7 +72,7 @@ async def test_keyboard_spans_are_stored_in_slot_space_with_original_offsets(tmp
             assert screen.span_slot == _left(screen.assignment)
             await pilot.press("w", "w", "enter")  # the third word: the number (Yes , 91 / No , 92)
             await pilot.pause()
-            assert isinstance(app.screen, SpanDialog)
+            assert app.screen.query_one(SpanDialog).is_open
             await pilot.press("1", "2", *"oops", "enter")
             await pilot.pause()
             assert _screen(app).spans and screen.span_slot is not None
@@ -152,7 +152,7 @@ async def test_mouse_drag_over_the_plain_text_marks_a_span(tmp_path: Path) -> No
         await pilot.mouse_down("#left", offset=(2, 1))
         await pilot.mouse_up("#left", offset=(2 + 5, 1))
         await pilot.pause()
-        assert isinstance(app.screen, SpanDialog)
+        assert app.screen.query_one(SpanDialog).is_open
         await pilot.press("4", "2", "enter")
         await pilot.pause()
         await pilot.press("escape", "2", "enter")

@@ -39,6 +39,7 @@ from annotate.tui.screens.item_nav import Navigation
 from annotate.tui.screens.item_scroll import PaneScrolling
 from annotate.tui.screens.item_search import PaneSearch
 from annotate.tui.screens.item_spans import SpanMarking
+from annotate.tui.screens.span_dialog import SpanDialog
 from annotate.tui.widgets.doc_view import DocView
 from annotate.tui.widgets.guideline_panel import GuidelinePanel
 from annotate.tui.widgets.key_bar import KeyBar
@@ -192,6 +193,8 @@ class ItemScreen(SpanMarking, AnswerKeys, Navigation, Flagging, EarlierTurns, Pa
         yield from self.compose_answer()
         yield KeyBar(id="keys")
         yield GuidelinePanel(app.guideline, app.guideline_error, app.whole_lines_for, id="guideline")
+        if app.taxonomy is not None:
+            yield SpanDialog(app.taxonomy, id="span-dialog")  # above the guideline on the overlay layer
 
     def compose_panes(self) -> ComposeResult:
         """The response panes."""

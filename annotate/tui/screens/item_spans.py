@@ -22,11 +22,13 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import events
 
 from annotate.design.spans import Taxonomy
 from annotate.model import Item, Judgment, Span
 from annotate.text_map import TextMap
 from annotate.tui.plain_lines import Mark, severity_kind
+from annotate.tui.screens.span_dialog import SpanDialog
 from annotate.tui.widgets.key_bar import KeyBar
 from annotate.tui.widgets.response_pane import ResponsePane
 from annotate.tui.widgets.span_strip import SpanRow, SpanStrip, StripState
@@ -274,8 +276,25 @@ class SpanMarking(_Base):
             return self.current_span
         return found[0] if found else None
 
+    def span_dialog(self) -> SpanDialog:
+        """The screen's dialog for the category, severity and note of an error (hidden when closed)."""
+        return self.query_one("#span-dialog", SpanDialog)
+
+    def _forward_event(self, event: events.Event) -> None:
+        """While the span dialog is open, mouse events outside it go nowhere (it is modal)."""
+        if isinstance(event, events.MouseEvent) and self.taxonomy is not None:
+            dialog = self.span_dialog()
+            if dialog.is_open:
+                try:
+                    widget, _region = self.get_widget_at(event.x, event.y)
+                except Exception:
+                    return
+                if widget is not dialog and dialog not in widget.ancestors:
+                    return
+        super()._forward_event(event)  # type: ignore[misc]
+
     def _confirm(self, pane: ResponsePane, text: TextMap) -> None:
-        from annotate.tui.screens.span_dialog import SpanChoice, SpanDialog
+        from annotate.tui.screens.span_dialog import SpanChoice
 
         slot = pane.slot or ""
         editing: Span | None = None
@@ -312,7 +331,7 @@ class SpanMarking(_Base):
             self.refresh_spans()
             self.refresh_answer()
 
-        self.app.push_screen(SpanDialog(taxonomy, pane.title, text.original[start:end], initial), done)
+        self.span_dialog().open(pane.title, text.original[start:end], initial, done)
 
     def _jump(self, pane: ResponsePane, text: TextMap, step: int) -> None:
         spans = self._own_on(pane.slot or "")

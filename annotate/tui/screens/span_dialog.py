@@ -1,13 +1,21 @@
-"""SpanDialog: the category, severity and note of an error span; dismisses with them, or None.
+"""SpanDialog: the category, severity and note of an error span; closes with them, or None.
 
 Keyboard first: a digit picks the category and moves to the severity row, a digit there picks the
 severity and moves to the note; Enter saves once both are chosen, Esc cancels; ↑ ↓ move between the
 rows. A click on an option picks it. Only fixed words and the taxonomy's names are shown, and the
 marked text itself (sanitised, on one line, cut short), never as markup.
+
+The dialog is a box on the item screen's overlay layer, built once with the screen and shown over
+the panes, not a modal screen: opening and closing it lays out and paints only its own region
+(a pushed screen repaints the whole dimmed base screen, and popping it the whole item screen,
+which at 10k characters per response was several times the 50 ms key-to-paint target). While it
+is open it holds the focus and consumes every key (`check_consume_key`), and the item screen
+drops mouse events outside it, so it is as modal as the screen it replaces.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -16,7 +24,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from annotate.design.spans import MAX_NOTE, Taxonomy, words
@@ -54,17 +62,20 @@ class _Options(Static):
         """(first cell, last cell + 1, option index) of each option on the row."""
 
     def on_click(self, event: events.Click) -> None:
+        dialog = next((node for node in self.ancestors if isinstance(node, SpanDialog)), None)
         for first, last, index in self.spans:
-            if first <= event.x < last:
-                self.screen.pick_option(self.row, index)  # type: ignore[attr-defined]
+            if dialog is not None and first <= event.x < last:
+                dialog.pick_option(self.row, index)
                 return
 
 
-class SpanDialog(ModalScreen[SpanChoice | None]):
-    """Choose the category and severity of a marked error, and optionally write a note."""
+class SpanDialog(Vertical):
+    """Choose the category and severity of a marked error, and optionally write a note.
 
-    AUTO_FOCUS = None
-    """The rows take the digits; the note box gets focus only on its row."""
+    Hidden until `open`; `done` is called once with the choice, or None when cancelled."""
+
+    can_focus = True
+    """The rows take the digits through the box's bindings; the note box gets focus on its row."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="span-dialog-cancel", tooltip="Do not mark this error"),
@@ -74,36 +85,95 @@ class SpanDialog(ModalScreen[SpanChoice | None]):
         *[Binding(str(i), f"digit({i})", show=False, id=f"span-dialog-{i}") for i in range(1, 10)],
     ]
 
-    def __init__(self, taxonomy: Taxonomy, where: str, text: str, initial: SpanChoice | None = None) -> None:
-        super().__init__()
+    def __init__(self, taxonomy: Taxonomy, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.taxonomy = taxonomy
-        self.where = where
+        self.where = ""
         """`Left`, `Right` or `Response`: the fixed title of the pane."""
-        self.text = text
+        self.text = ""
         """The marked stretch of the original text."""
+        self.category: str | None = None
+        self.severity: str | None = None
+        self.note = ""
+        self.row = 0
+        """0 category, 1 severity, 2 note."""
+        self.editing = False
+        self._done: Callable[[SpanChoice | None], None] | None = None
+        self._focus_before: Widget | None = None
+        self.display = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="span-title")
+        yield Static("", id="span-excerpt")
+        yield _Options(0, id="span-categories")
+        yield _Options(1, id="span-severities")
+        yield Input("", placeholder="Note (optional), then Enter", id="span-note", max_length=MAX_NOTE,
+                    disabled=True)
+        yield Static(Text("digits choose · ↑↓ row · Enter save · Esc cancel", style="dim"), id="span-help")
+
+    @property
+    def is_open(self) -> bool:
+        return self._done is not None
+
+    def open(self, where: str, text: str, initial: SpanChoice | None,
+             done: Callable[[SpanChoice | None], None]) -> None:
+        """Show the dialog for the marked `text` of pane `where` (`initial`: the error being changed)."""
+        self.where = where
+        self.text = text
         self.category = initial.category if initial else None
         self.severity = initial.severity if initial else None
         self.note = initial.note if initial else ""
-        self.row = 0
-        """0 category, 1 severity, 2 note."""
         self.editing = initial is not None
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="span-box"):
-            verb = "Change the error" if self.editing else "Mark an error"
-            yield Static(Text(f"{verb} in {self.where}", style="bold"))
-            quoted = Text("“", style="dim")
-            quoted.append(excerpt(self.text))
-            quoted.append(f"” ({len(self.text):,} characters)", style="dim")
-            yield Static(quoted, id="span-excerpt")
-            yield _Options(0, id="span-categories")
-            yield _Options(1, id="span-severities")
-            yield Input(self.note, placeholder="Note (optional), then Enter", id="span-note", max_length=MAX_NOTE,
-                        disabled=True)
-            yield Static(Text("digits choose · ↑↓ row · Enter save · Esc cancel", style="dim"), id="span-help")
-
-    def on_mount(self) -> None:
+        self.row = 0
+        self._done = done
+        verb = "Change the error" if self.editing else "Mark an error"
+        self.query_one("#span-title", Static).update(Text(f"{verb} in {where}", style="bold"))
+        quoted = Text("“", style="dim")
+        quoted.append(excerpt(text))
+        quoted.append(f"” ({len(text):,} characters)", style="dim")
+        self.query_one("#span-excerpt", Static).update(quoted)
+        box = self.query_one(Input)
+        box.value = self.note
+        box.disabled = True
+        self._focus_before = self.screen.focused
+        self.place()
+        self.display = True
+        self.focus()
         self._paint()
+
+    def place(self) -> None:
+        """Put the box in the middle of the screen, from its height worked out from what it shows
+        (measuring it would cost another layout before the first paint)."""
+        width, height = self.screen.size
+        inner = max(1, min(84, width) - 6)  # the border and the padding
+
+        def lines(cells: int) -> int:
+            return max(1, -(-cells // inner))
+
+        shown = [excerpt(self.text) + f"“” ({len(self.text):,} characters)"]
+        for names in (self.taxonomy.categories, self.taxonomy.severities):
+            shown.append(" " * 11 + "".join(f"    {index + 1}  {words(name)} " for index, name in enumerate(names)))
+        rows = 4 + 1 + sum(lines(Text(line).cell_len) for line in shown) + 1 + 1 + 3 + 1
+        self.styles.offset = (max(0, (width - min(84, width)) // 2), max(0, (height - rows) // 2))
+
+    def _close(self, choice: SpanChoice | None) -> None:
+        done, self._done = self._done, None
+        self.display = False
+        before, self._focus_before = self._focus_before, None
+        if before is not None and before.is_attached and before.focusable:
+            before.focus()
+        else:
+            self.screen.set_focus(None)
+        if done is not None:
+            done(choice)
+
+    def allow_focus(self) -> bool:
+        """Focusable only while open (a hidden box must not take the screen's first focus)."""
+        return self.is_open
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        """While open, no key reaches the item screen's or the app's bindings."""
+        return self.is_open
 
     def _paint(self) -> None:
         rows = (
@@ -136,7 +206,7 @@ class SpanDialog(ModalScreen[SpanChoice | None]):
         if self.row == 2:
             box.focus()
         else:
-            self.set_focus(None)
+            self.focus()
         self._paint()
 
     def action_digit(self, digit: int) -> None:
@@ -173,10 +243,10 @@ class SpanDialog(ModalScreen[SpanChoice | None]):
             self.row = 1
         else:
             note = self.query_one(Input).value.strip()
-            self.dismiss(SpanChoice(self.category, self.severity, note))
+            self._close(SpanChoice(self.category, self.severity, note))
             return
         self.app.bell()
         self._focus_row()
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self._close(None)
