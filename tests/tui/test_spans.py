@@ -138,6 +138,37 @@ async def test_an_anchored_selection_extends_by_whole_words(tmp_path: Path) -> N
     store.close()
 
 
+async def test_the_span_dialog_is_modal_over_the_item_screen_and_starts_afresh(tmp_path: Path) -> None:
+    spec, store = span_session(tmp_path)
+    app = make_app(spec, store, "dlg", open_guideline=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = _screen(app)
+        dialog = screen.query_one(SpanDialog)
+        assert not dialog.display and app.focused is not dialog
+        await pilot.press("m")
+        pane = app.focused
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen and dialog.is_open and dialog.display and app.focused is dialog
+        assert dialog.region.x == (SIZE[0] - dialog.region.width) // 2  # in the middle, over the panes
+        await pilot.press("s", "v", "x")  # the item screen's keys (skip, plain view, delete) do nothing
+        await pilot.click("#right", offset=(70, 2))  # outside the box: dropped, as by a modal screen
+        await pilot.pause()
+        assert app.screen is screen and app.focused is dialog and screen.span_slot is not None
+        await pilot.press("1", "escape")  # a category chosen, then cancelled
+        await pilot.pause()
+        assert not dialog.is_open and not dialog.display and app.focused is pane and not screen.spans
+        await pilot.press("enter")  # opened again: nothing chosen yet, the note box empty
+        await pilot.pause()
+        assert dialog.is_open and dialog.category is None and dialog.row == 0
+        await pilot.press("2", "1", *"n", "enter")
+        await pilot.pause()
+        assert not dialog.is_open and [(s.category, s.severity, s.note) for s in screen.spans] == [
+            ("reasoning", "minor", "n")]
+    store.close()
+
+
 async def test_mouse_drag_over_the_plain_text_marks_a_span(tmp_path: Path) -> None:
     spec, store = span_session(tmp_path)
     app = make_app(spec, store, "mo", open_guideline=False)
