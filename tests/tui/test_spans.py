@@ -166,6 +166,11 @@ async def test_the_span_dialog_is_modal_over_the_item_screen_and_starts_afresh(t
         await pilot.pause()
         assert not dialog.is_open and [(s.category, s.severity, s.note) for s in screen.spans] == [
             ("reasoning", "minor", "n")]
+        await pilot.press("enter")  # open, then the item leaves the screen (the queue read again)
+        await pilot.pause()
+        screen.show_index(screen.index + 1)
+        await pilot.pause()
+        assert not dialog.is_open and not dialog.display and screen.spans == []
     store.close()
 
 

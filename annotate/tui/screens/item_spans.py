@@ -83,6 +83,8 @@ class SpanMarking(_Base):
 
     def spans_shown(self, item: Item, stored: Judgment | None) -> None:
         """A new item is on screen: its stored spans (revising), others' (adjudication), plain views."""
+        if self.taxonomy is not None:
+            self.span_dialog().abandon()  # a dialog about the item that left (the queue was read again)
         self._leave_span_mode(record=False)
         self.spans = list(stored.spans) if stored is not None and not stored.skipped else []
         self.other_spans = self.other_spans_for(item)

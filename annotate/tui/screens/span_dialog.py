@@ -156,6 +156,12 @@ class SpanDialog(Vertical):
         rows = 4 + 1 + sum(lines(Text(line).cell_len) for line in shown) + 1 + 1 + 3 + 1
         self.styles.offset = (max(0, (width - min(84, width)) // 2), max(0, (height - rows) // 2))
 
+    def abandon(self) -> None:
+        """Hide the dialog without a choice and without calling `done` (its item left the screen)."""
+        self._done = None
+        self._focus_before = None
+        self.display = False
+
     def _close(self, choice: SpanChoice | None) -> None:
         done, self._done = self._done, None
         self.display = False
