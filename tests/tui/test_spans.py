@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from annotate.model import Item, Judgment, Message, Response, Span, Timings
 from annotate.plan import Rates, apply_plan
@@ -166,6 +167,13 @@ async def test_the_span_dialog_is_modal_over_the_item_screen_and_starts_afresh(t
         await pilot.pause()
         assert not dialog.is_open and [(s.category, s.severity, s.note) for s in screen.spans] == [
             ("reasoning", "minor", "n")]
+        await pilot.press("escape", "s")  # out of span mode, the skip dialog and back: the hidden note
+        await pilot.pause()               # box must not take the focus the screen gives back
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and app.focused is not dialog.query_one(Input)
+        await pilot.press("m")
+        assert screen.span_slot is not None
         await pilot.press("enter")  # open, then the item leaves the screen (the queue read again)
         await pilot.pause()
         screen.show_index(screen.index + 1)

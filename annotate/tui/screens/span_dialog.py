@@ -161,10 +161,12 @@ class SpanDialog(Vertical):
         self._done = None
         self._focus_before = None
         self.display = False
+        self.query_one(Input).disabled = True
 
     def _close(self, choice: SpanChoice | None) -> None:
         done, self._done = self._done, None
         self.display = False
+        self.query_one(Input).disabled = True
         before, self._focus_before = self._focus_before, None
         if before is not None and before.is_attached and before.focusable:
             before.focus()
@@ -175,6 +177,10 @@ class SpanDialog(Vertical):
 
     def allow_focus(self) -> bool:
         """Focusable only while open (a hidden box must not take the screen's first focus)."""
+        return self.is_open
+
+    def allow_focus_children(self) -> bool:
+        """Nor do its children (the note box) while it is hidden."""
         return self.is_open
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
