@@ -238,25 +238,28 @@ class DocView(ScrollView, can_focus=False):
             return framed_lines(self, crop, frame, self.render_line, super().render_lines)
         scroll_x, scroll_y = self.scroll_offset
         line_at = partial(self._line_at, scroll_x=scroll_x, scroll_y=scroll_y,
-                          width=self.scrollable_content_region.width, style=self.rich_style)
+                          width=self.scrollable_content_region.width, style=self.rich_style,
+                          selection=self.text_selection)
         return framed_lines(self, crop, frame, line_at, super().render_lines)
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
-        line = self._line_at(y, scroll_x, scroll_y, self.scrollable_content_region.width, self.rich_style)
+        line = self._line_at(y, scroll_x, scroll_y, self.scrollable_content_region.width, self.rich_style,
+                             self.text_selection)
         if not self._painting:  # where the pointer is in the text, for a selection (after every cut: each
             line = line.apply_offsets(scroll_x, scroll_y + y)  # segment's offset is where it starts)
         return line
 
-    def _line_at(self, y: int, scroll_x: int, scroll_y: int, width: int, style: Style) -> Strip:
-        """Row `y` of the view scrolled to (scroll_x, scroll_y), `width` cells wide."""
+    def _line_at(self, y: int, scroll_x: int, scroll_y: int, width: int, style: Style,
+                 selection: Selection | None) -> Strip:
+        """Row `y` of the view scrolled to (scroll_x, scroll_y), `width` cells wide, with `selection`
+        (the view's, read once per paint) highlighted."""
         index = scroll_y + y
         if index >= len(self._lines) and self._source is not None and not self._source.complete:
             self._source.ensure(index + MARGIN_LINES)  # not prepared by a scroll (should not happen)
         if index >= len(self._lines):
             return Strip.blank(width, style)
         line = self._lines[index]
-        selection = self.text_selection
         if selection is not None and (span := selection.get_span(index)) is not None:
             line = _selected(line, span, self.screen.get_component_rich_style("screen--selection"))
         if self.mark is not None and self.mark[0] == index:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from rich.style import Style as RichStyle
+from textual.color import Color
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.style import Style
@@ -40,6 +41,8 @@ class Frame:
     """(width, height) of the content region, as Textual pads each line to."""
     fill: RichStyle
     """The Rich style Textual pads short content lines with."""
+    background: Color
+    """The widget's background, which line filters blend with (part of `key`)."""
     borders: dict[tuple[int, object], Strip]
     """Border rows Textual drew, by (row, the title or subtitle on it): a ranking's titles change
     with the order, the rest of the frame does not."""
@@ -78,7 +81,7 @@ def make_frame(widget: Widget, key: Hashable, textual_lines: RenderLines) -> Fra
     base, background = widget.background_colors
     inner = Style(background=base + background).rich_style  # what Textual pads short lines with
     return Frame(key, probe.crop(0, gutter.left), probe.crop(width - gutter.right, width), gutter.top, gutter.bottom,
-                 tuple(widget.content_region.size), inner, {})
+                 tuple(widget.content_region.size), inner, background, {})
 
 
 BORDERS_KEPT = 16
@@ -103,7 +106,6 @@ def framed_lines(widget: Widget, crop: Region, frame: Frame, content_line: Calla
     width, height = widget.outer_size
     content_width, content_height = frame.content
     filters = widget.get_line_filters()
-    _, background = widget.background_colors
     strips: list[Strip] = []
     for y in crop.line_range:
         if y < frame.top or y >= height - frame.bottom:
@@ -115,7 +117,7 @@ def framed_lines(widget: Widget, crop: Region, frame: Frame, content_line: Calla
         else:
             line = Strip.blank(content_width, frame.fill)
         for line_filter in filters:
-            line = line.apply_filter(line_filter, background)
+            line = line.apply_filter(line_filter, frame.background)
         strips.append(Strip.join([frame.left, line, frame.right]))
     if crop.column_span != (0, width):
         x1, x2 = crop.column_span
