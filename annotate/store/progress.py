@@ -30,6 +30,7 @@ from annotate.store.progress_scan import (
     has_table,
     labels_cte,
     query_params,
+    read_snapshot,
     scan_agreement,
 )
 from annotate.store.progress_types import AnnotatorCounts, Coincidences, GoldRow, LabelRow, ProgressCounts
@@ -54,10 +55,7 @@ def progress_counts(
     pairs = list(labels or ())
     params = query_params(pairs, gold, since, fast_ms)
     known = _known(pairs)
-    began = not db.conn.in_transaction
-    if began:
-        db.execute("BEGIN")  # one snapshot of the file for every figure (a WAL reader: no lock on writers)
-    try:
+    with read_snapshot(db):
         has_flags = has_table(store, "flags")
         items = int(db.execute('SELECT coalesce(sum("items"), 0) FROM "item_tally"').fetchone()[0])
         queues = db.execute(
@@ -90,9 +88,6 @@ def progress_counts(
             agreement, coincidences = scan_agreement(store, pairs, params)
         else:
             agreement, coincidences = _tallied_agreement(store, pairs, params)
-    finally:
-        if began:
-            db.execute("COMMIT")
     annotators = tuple(
         AnnotatorCounts(
             annotator_id=int(r), name=name, cohort=cohort, assigned=int(assigned), done=int(done or 0),

@@ -7,39 +7,43 @@ recount the tallies are held to. The rules for which judgments count are `annota
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 from annotate.store.progress_types import AnnotatorCounts, Coincidences, GoldRow, LabelRow, ProgressCounts
 from annotate.store.store import Store
 
 
+@contextmanager
+def read_snapshot(db: Any) -> Iterator[None]:
+    """One read transaction around every query of a count, so all figures come from one snapshot of
+    the file (a WAL reader: writers are not locked out); inside a caller's transaction, that one."""
+    began = not db.conn.in_transaction
+    if began:
+        db.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if began:
+            db.execute("COMMIT")
+
+
 def scan_progress_counts(
     store: Store, *, labels: Sequence[LabelRow] | None, gold: Sequence[GoldRow] = (), since: str, fast_ms: int
 ) -> ProgressCounts:
-    """Read the dashboard's counts.
-
-    labels: every label a vote may carry, as LabelRows (the caller maps them from the label schema:
-    slot space, an inconsistent tie as a tie, a graded strength's preference); None when a vote is
-    any judgment that is not a skip (rubric scores, rankings: no agreement on labels here). gold:
-    how an item's gold (or adjudicated) label reads as an answer; a vote is right when its answer
-    equals it. since: UTC ISO-8601 time (as the store writes `submitted_at`) from which judgments
-    count as `recent`. fast_ms: the fast-answer threshold in milliseconds.
-    """
+    """The counts of `annotate.store.progress.progress_counts` (same arguments, same result), by
+    scanning judgments and assignments instead of reading the tallies: the tests' recount, and the
+    fallback when a vote carries a label the schema does not know."""
     db = store.db
     pairs = list(labels or ())
     params = query_params(pairs, gold, since, fast_ms)
-    began = not db.conn.in_transaction
-    if began:
-        db.execute("BEGIN")  # one snapshot of the file for every figure (a WAL reader: no lock on writers)
-    try:
+    with read_snapshot(db):
         has_flags = has_table(store, "flags")
         items = int(db.execute("SELECT count(*) FROM items").fetchone()[0])
         rows = db.execute(_annotators_sql(pairs, len(gold), has_flags), params).fetchall()
         medians = dict(db.execute(_median_sql(pairs), params).fetchall())
         agreement, coincidences = ({}, Coincidences((), 0)) if labels is None else scan_agreement(store, pairs, params)
-    finally:
-        if began:
-            db.execute("COMMIT")
     annotators = tuple(
         AnnotatorCounts(
             annotator_id=int(r[0]), name=r[1], cohort=r[2], assigned=int(r[3]), done=int(r[4] or 0),
