@@ -26,7 +26,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from annotate.design import LabelSchema, order_of
-from annotate.model import Assignment, Span, slot_to_side
+from annotate.model import SIDE_TEXT, Assignment, Span, slot_to_side
 from annotate.spec import SessionSpec
 from annotate.store import Store
 
@@ -35,7 +35,6 @@ ADJUDICATION = "adjudication"
 VOTING_PURPOSES = ("main", "gold")
 """Purposes whose answers count as the annotators' votes."""
 
-SIDE_TEXT = {"left": "Left better", "right": "Right better", "tie": "Tie", "both_bad": "Both bad"}
 
 
 @dataclass(frozen=True)

@@ -261,6 +261,10 @@ def side_to_slot(side: str, swapped: bool) -> str:
     raise ValueError(f"unknown side {side!r}: expected left, right, tie or both_bad")
 
 
+SIDE_TEXT = {"left": "Left better", "right": "Right better", "tie": "Tie", "both_bad": "Both bad"}
+"""A side-space outcome as the screen words it (what an annotator, adjudicator or trainee saw)."""
+
+
 def slot_to_side(slot: str, swapped: bool) -> str:
     """Map a slot (`A`/`B`) or slot-space label to the screen side it is shown on."""
     if slot in ("tie", "both_bad"):

@@ -21,12 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from annotate.model import Item, slot_to_side
+from annotate.model import SIDE_TEXT, Item, slot_to_side
 
 MAX_EXPLANATION_CHARS = 4000
 OVERRIDE_ACTIONS = ("pass", "revoke")
 """What the lead records: `pass` opens the main queue whatever the score; `revoke` takes that back."""
-SIDE_TEXT = {"left": "Left better", "right": "Right better", "tie": "Tie", "both_bad": "Both bad"}
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from annotate.model import slot_to_side
+from annotate.model import SIDE_TEXT, slot_to_side
 
 __all__ = ["REVEAL_EVENT", "SHOWN_EVENT", "SuggestionView", "suggestion_text"]
 
@@ -27,7 +27,6 @@ INITIAL_EVENT = "suggestion.initial"
 """`after`: the first answer was committed and the suggestion appeared."""
 NS_PER_MS = 1_000_000
 
-_SIDE_WORDS = {"left": "Left better", "right": "Right better", "tie": "Tie", "both_bad": "Both bad"}
 
 
 def suggestion_text(label: str, kind: str, swapped: bool) -> str:
@@ -37,7 +36,7 @@ def suggestion_text(label: str, kind: str, swapped: bool) -> str:
             side = slot_to_side(label, swapped)
         except ValueError:
             side = ""
-        word = _SIDE_WORDS.get(side, "?")
+        word = SIDE_TEXT.get(side, "?")
     else:
         word = label if label.lstrip("-").isdigit() else "?"
     return f"Suggestion: {word}"

@@ -19,9 +19,9 @@ from textual.containers import Container, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from annotate.model import side_to_slot
+from annotate.model import SIDE_TEXT, side_to_slot
 from annotate.safe_text import sanitize
-from annotate.training import SIDE_TEXT, TrainingEntry, TrainingItem, TrainingState, needed, outcome_text
+from annotate.training import TrainingEntry, TrainingItem, TrainingState, needed, outcome_text
 from annotate.tui.content import prompt_doc, response_doc
 from annotate.tui.widgets.prompt_pane import PromptPane
 from annotate.tui.widgets.response_pane import ResponsePane
