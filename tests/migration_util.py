@@ -25,3 +25,10 @@ def drop_training_tables(conn: sqlite3.Connection) -> None:
     """Drop the training round's tables (migration v11)."""
     for table in TRAINING_TABLES:
         conn.execute(f'DROP TABLE "{table}"')
+
+
+def drop_open_queue(conn: sqlite3.Connection) -> None:
+    """Drop the open queue's triggers and table (migration v13)."""
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'open_%'"):
+        conn.execute(f'DROP TRIGGER "{name}"')
+    conn.execute('DROP TABLE "open_queue"')

@@ -26,7 +26,7 @@ from annotate.store.training import (
     training_state,
 )
 from annotate.training import import_training, needed, read_training_file, round_order
-from tests.migration_util import drop_training_tables, drop_vote_tallies
+from tests.migration_util import drop_open_queue, drop_training_tables, drop_vote_tallies
 from tests.training_util import add_training_table, training_item, training_lines, write_training_file
 
 
@@ -232,7 +232,8 @@ def test_a_file_from_before_training_is_migrated(project: Path) -> None:
         store.submit(Judgment(a.id, "A", Timings("2026-11-30T10:00:00+00:00", 1, 2, 2)))
     conn = sqlite3.connect(spec.db)  # the file as the version before the training tables wrote it
     drop_training_tables(conn)
-    drop_vote_tallies(conn)  # the migration after them
+    drop_vote_tallies(conn)  # the migrations after them
+    drop_open_queue(conn)
     conn.execute(f"PRAGMA user_version = {before}")
     conn.commit()
     conn.close()

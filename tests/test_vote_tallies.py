@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from annotate.store.progress import progress_counts
 from annotate.store.progress_scan import scan_progress_counts
 from annotate.store.schema import MIGRATIONS, SCHEMA_VERSION, _v12_dashboard_tallies
 from tests.dashboard_util import build_session
-from tests.migration_util import drop_vote_tallies
+from tests.migration_util import drop_open_queue, drop_vote_tallies
 
 LABELS = ("A", "B", "tie", "both_bad", "tie_inconsistent")
 SINCE = "2026-11-30T10:00:30.000+00:00"
@@ -125,7 +126,11 @@ def test_random_writes_through_the_public_api_keep_the_vote_tallies_exact(tmp_pa
             random_writes(spec, store, random.Random(seed), tmp_path / f"w{seed}")
 
 
-def random_writes(spec: SessionSpec, store: Store, rng: random.Random, work: Path) -> None:
+def random_writes(
+    spec: SessionSpec, store: Store, rng: random.Random, work: Path, check: Callable[[Store], None] = check_votes
+) -> None:
+    """70 random writes through the public API, with `check` run on the session (and on copies made
+    and answered elsewhere) after every one."""
     work.mkdir()
     store.add_items([make_item(f"i{k}", gold=rng.choice([None, None, "A", "B"])) for k in range(12)])
     purposes = ["main", "main", "main", "gold", "repeat", "attention"]
@@ -134,7 +139,7 @@ def random_writes(spec: SessionSpec, store: Store, rng: random.Random, work: Pat
     plan += [Assignment(0, "erin", f"i{k}", k, False, purpose="adjudication") for k in range(4)]
     stored = store.add_assignments(plan)
     suggestions = store.add_suggestions([Suggestion(f"i{k}", "judge", "A", planted=True) for k in range(4)])
-    check_votes(store)
+    check(store)
     for step in range(70):
         op = rng.random()
         if op < 0.6:  # a submit, a revision (a changed answer) or a skip
@@ -165,15 +170,15 @@ def random_writes(spec: SessionSpec, store: Store, rng: random.Random, work: Pat
             copy = work / f"copy{step}.db"
             backup_session(store, copy)
             with Store.open(copy) as other:
-                check_votes(other)  # the backup keeps the tallies and their triggers
+                check(other)  # the backup keeps the tallies and their triggers
                 for a in rng.sample(other.assignments(), 3):
                     label = rng.choice(LABELS)
                     other.submit(Judgment(a.id, label, timings(rng.randint(0, 9000), step % 60)))
-                check_votes(other)
+                check(other)
             merge_session(store, copy, prefer=rng.choice(["copy", "here"]))
         else:
             stored = store.assignments()
-        check_votes(store)
+        check(store)
         if step % 10 == 9:
             same_counts(spec, store)
     same_counts(spec, store)
@@ -183,6 +188,7 @@ def strip_vote_tallies(path: Path) -> None:
     """Make the file what annotate wrote before migration v12 (whatever came before it stays)."""
     conn = sqlite3.connect(path)
     drop_vote_tallies(conn)
+    drop_open_queue(conn)  # the migration after it
     conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(_v12_dashboard_tallies)}")
     conn.commit()
     conn.close()

@@ -60,10 +60,16 @@ def queue_slice(
     who = annotator_id(store, annotator)
     if who is None:
         return []
+    dense = _dense_span(store, who, adjudication)
+    if dense is not None:  # entry k is at position first + k: a range seek, however far in the page is
+        low = dense[0] + start
+        window, params = "a.position >= ? AND a.position < ? ORDER BY a.position", [who, low, low + limit]
+    else:
+        window, params = "1 ORDER BY a.position LIMIT ? OFFSET ?", [who, limit, start]
     rows = store.db.execute(
         f"SELECT {_ASSIGNMENT_COLUMNS} FROM assignments a JOIN annotators n ON n.id = a.annotator_id"
-        f" WHERE a.annotator_id = ? AND {_PURPOSE[adjudication]} ORDER BY a.position LIMIT ? OFFSET ?",
-        [who, limit, start],
+        f" WHERE a.annotator_id = ? AND {_PURPOSE[adjudication]} AND {window}",
+        params,
     ).fetchall()
     entries = [Store._assignment(r) for r in rows]
     current = _current_judgments([a.id for a in entries], store)
@@ -75,10 +81,39 @@ def queue_index(store: Store, annotator: str, position: int, adjudication: bool 
     who = annotator_id(store, annotator)
     if who is None:
         return 0
+    dense = _dense_span(store, who, adjudication)
+    if dense is not None:
+        first, entries = dense
+        return max(0, min(position - first, entries))
     return int(store.db.execute(
         f"SELECT count(*) FROM assignments a WHERE a.annotator_id = ? AND a.position < ? AND {_PURPOSE[adjudication]}",
         [who, position],
     ).fetchone()[0])
+
+
+def _dense_span(store: Store, who: int, adjudication: bool) -> tuple[int, int] | None:
+    """The queue's first position and its number of entries when its positions run without a gap (the
+    usual case: a queue is written in order and grows at its end), so that entry k is at the first
+    position + k; else None.
+
+    Two seeks at the ends of the queue's index and its tally row, whatever the queue's length."""
+    ends = [
+        store.db.execute(
+            f"SELECT a.position FROM assignments a WHERE a.annotator_id = ? AND {_PURPOSE[adjudication]}"
+            f" ORDER BY a.position {order} LIMIT 1", [who],
+        ).fetchone()
+        for order in ("ASC", "DESC")
+    ]
+    if ends[0] is None or ends[1] is None:
+        return None
+    assigned = store.db.execute(
+        'SELECT "assigned" FROM "progress_tally" WHERE "annotator_id" = ? AND "adjudication" = ?',
+        [who, int(adjudication)],
+    ).fetchone()
+    first, last = int(ends[0][0]), int(ends[1][0])
+    if assigned is None or last - first + 1 != int(assigned[0]):
+        return None
+    return first, int(assigned[0])
 
 
 def first_unanswered(
@@ -90,15 +125,14 @@ def first_unanswered(
     who = annotator_id(store, annotator)
     if who is None:
         return None
-    params: list[Any] = [who, from_position]
+    params: list[Any] = [who, int(adjudication), from_position]
     bound = ""
     if before_position is not None:
-        bound = " AND a.position < ?"
+        bound = ' AND "position" < ?'
         params.append(before_position)
     row = store.db.execute(
-        f"SELECT a.position FROM assignments a WHERE a.annotator_id = ? AND a.position >= ?{bound}"
-        f" AND {_PURPOSE[adjudication]} AND NOT EXISTS (SELECT 1 FROM judgments j"
-        " WHERE j.assignment_id = a.id AND j.superseded_by IS NULL) ORDER BY a.position LIMIT 1", params,
+        'SELECT "position" FROM "open_queue" WHERE "annotator_id" = ? AND "adjudication" = ? AND "position" >= ?'
+        f'{bound} ORDER BY "position" LIMIT 1', params,
     ).fetchone()
     return None if row is None else int(row[0])
 

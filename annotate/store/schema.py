@@ -314,11 +314,20 @@ def _v12_dashboard_tallies(db: sqlite_utils.Database) -> None:
     create_vote_tallies(db)
 
 
+def _v13_open_queue(db: sqlite_utils.Database) -> None:
+    """The assignments without a current judgment, kept by triggers, so the app's start finds an
+    annotator's first unanswered entry by one seek (annotate/store/open_queue.py)."""
+    from annotate.store.open_queue import create_open_queue
+
+    create_open_queue(db)
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial, _v2_suggestion_failures, _v3_merges, _v4_identity, _v5_external_label_order, _v6_links,
     _v7_display_order, _v8_flags, _v9_tallies, _v10_spans, _v11_training, _v12_dashboard_tallies,
+    _v13_open_queue,
 )
 """MIGRATIONS[i] takes the schema from version i to version i + 1."""
 
