@@ -107,7 +107,7 @@ class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
         if access.mode != "rw":
             return cls._open_read_only(path, access)
         conn = health.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
-        db = sqlite_utils.Database(conn)
+        db = sqlite_utils.Database(conn, execute_plugins=False)  # no plugin scan: annotate uses none
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         health.check_opened(db, path)
         if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
@@ -126,7 +126,7 @@ class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
             health.read_only_uri(path, access.mode), uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
             check_same_thread=False,
         )
-        db = sqlite_utils.Database(conn)
+        db = sqlite_utils.Database(conn, execute_plugins=False)  # no plugin scan: annotate uses none
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("PRAGMA foreign_keys = ON")
         health.check_opened(db, path, read_only=access.reason)
