@@ -4,7 +4,8 @@ Subclasses (pairwise, grade, rubric) say which panes they show, what the digit k
 how their answer becomes a Judgment. Everything else lives here and in the mixins by purpose:
 navigation (item_nav: submit and move on, back, next unfinished, skip), the answer keys
 (item_answer: digits, rationale, confidence), scrolling and linked scrolling (item_scroll),
-reading ahead (item_ahead), copying the text selected with the mouse (item_copy); here the
+reading ahead (item_ahead), copying the text selected with the mouse (item_copy), the progress line
+and its notices (item_progress); here the
 layout, showing an item, the guideline panel, the per-item clock and the event log.
 
 Blind by construction: panes receive `Doc`s built by `annotate.tui.content`, which carry only
@@ -34,8 +35,9 @@ from annotate.tui.screens.item_ahead import ReadAhead
 from annotate.tui.screens.item_answer import AnswerKeys
 from annotate.tui.screens.item_context import EarlierTurns
 from annotate.tui.screens.item_copy import TextCopy
-from annotate.tui.screens.item_flag import Flagging, flag_state
+from annotate.tui.screens.item_flag import Flagging
 from annotate.tui.screens.item_nav import Navigation
+from annotate.tui.screens.item_progress import ProgressNotices
 from annotate.tui.screens.item_scroll import PaneScrolling
 from annotate.tui.screens.item_search import PaneSearch
 from annotate.tui.screens.item_spans import SpanMarking
@@ -44,7 +46,7 @@ from annotate.tui.widgets.doc_view import DocView
 from annotate.tui.widgets.guideline_panel import GuidelinePanel
 from annotate.tui.widgets.key_bar import KeyBar
 from annotate.tui.widgets.label_bar import LabelBar
-from annotate.tui.widgets.progress_line import ProgressLine, skip_state
+from annotate.tui.widgets.progress_line import ProgressLine
 from annotate.tui.widgets.prompt_pane import PromptPane
 from annotate.tui.widgets.response_pane import ResponsePane
 from annotate.tui.widgets.span_strip import SpanStrip
@@ -60,10 +62,6 @@ GUIDELINE_SIDE_FROM = 150
 """Terminals at least this wide show the guideline as a column beside the panes; narrower ones
 float it over them (and answer keys then close it first: a covered response is not judged)."""
 
-NOTICE_S = 4.0
-"""How long a notice stays on the progress line."""
-
-
 
 def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
     """Bindings for keys 0-9 to `digit(n)`; `described` maps a key to (description, id)."""
@@ -76,7 +74,7 @@ def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
 
 
 class ItemScreen(SpanMarking, AnswerKeys, Navigation, Flagging, EarlierTurns, PaneSearch, PaneScrolling, ReadAhead,
-                 TextCopy, Screen[None]):
+                 TextCopy, ProgressNotices, Screen[None]):
     """Shows one assignment at a time and records what the annotator does with it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -390,20 +388,6 @@ class ItemScreen(SpanMarking, AnswerKeys, Navigation, Flagging, EarlierTurns, Pa
         return (self.query_one(GuidelinePanel).display and not self.has_class("-guideline-side")
                 and self.maximized is None)
 
-    def show_notice(self, text: str, seconds: float = NOTICE_S) -> None:
-        """Show a short fixed message on the progress line for `seconds` (never over the panes or
-        the answer bar)."""
-        line = self.query_one(ProgressLine)
-        line.notice = text
-        if self._notice_timer is not None:
-            self._notice_timer.stop()
-
-        def clear() -> None:
-            if line.notice == text:
-                line.notice = ""
-
-        self._notice_timer = self.set_timer(seconds, clear)
-
     @on(Input.Submitted, "#rationale")
     def _rationale_done(self, event: Input.Submitted) -> None:
         event.stop()
@@ -465,22 +449,3 @@ class ItemScreen(SpanMarking, AnswerKeys, Navigation, Flagging, EarlierTurns, Pa
         self.active = len(self.scroll_targets()) - 1 if panel.display else 1
         self._mark_active()
         self.call_after_refresh(self._update_visibility)
-
-    # -- progress ----------------------------------------------------------------------------
-
-    def refresh_progress(self) -> None:
-        app = self.annotate_app
-        line = self.query_one(ProgressLine)
-        line.position = self.index
-        queue = app.queue
-        line.total = len(queue)
-        line.skipped = queue.skipped
-        line.done = queue.done - line.skipped
-        line.sitting_s = app.sitting_seconds()
-        line.take_break = app.break_due()
-        line.status = app.save_status
-        stored = queue.answers.get(self.assignment.id) if self.assignment is not None else None
-        line.state = "" if stored is None else skip_state(stored.skip_reason) if stored.skipped else "answered"
-        line.ref = app.item_ref(self.assignment.item_id) if self.assignment is not None else ""
-        flags = self.open_flags()
-        line.flagged = f"⚑ {flag_state(flags)}" if flags else ""
