@@ -4,9 +4,9 @@ Subclasses (pairwise, grade, rubric) say which panes they show, what the digit k
 how their answer becomes a Judgment. Everything else lives here and in the mixins by purpose:
 navigation (item_nav: submit and move on, back, next unfinished, skip), the answer keys
 (item_answer: digits, rationale, confidence), scrolling and linked scrolling (item_scroll),
-reading ahead (item_ahead), copying the text selected with the mouse (item_copy), the progress line
-and its notices (item_progress); here the
-layout, showing an item, the guideline panel, the per-item clock and the event log.
+reading ahead (item_ahead), copying the text selected with the mouse (item_copy), the progress
+line and its notices (item_progress); here the layout, showing an item, the guideline panel, the
+per-item clock and the event log.
 
 Blind by construction: panes receive `Doc`s built by `annotate.tui.content`, which carry only
 conversation and response text; titles are fixed strings; the progress line shows the queue
