@@ -149,14 +149,17 @@ async def test_the_span_dialog_is_modal_over_the_item_screen_and_starts_afresh(t
         assert not dialog.display and app.focused is not dialog
         await pilot.press("m")
         pane = app.focused
+        assert isinstance(pane, ResponsePane)
         await pilot.press("enter")
         await pilot.pause()
-        assert app.screen is screen and dialog.is_open and dialog.display and app.focused is dialog
+        # the pane in span mode keeps the focus; the screen routes the keys to the box
+        assert app.screen is screen and dialog.is_open and dialog.display and app.focused is pane
         assert dialog.region.x == (SIZE[0] - dialog.region.width) // 2  # in the middle, over the panes
         await pilot.press("s", "v", "x")  # the item screen's keys (skip, plain view, delete) do nothing
         await pilot.click("#right", offset=(70, 2))  # outside the box: dropped, as by a modal screen
         await pilot.pause()
-        assert app.screen is screen and app.focused is dialog and screen.span_slot is not None
+        assert app.screen is screen and app.focused is pane and screen.span_slot is not None
+        assert not screen.spans and dialog.category is None and screen.cursor == screen.text_map(pane.slot).stops[0]
         await pilot.press("1", "escape")  # a category chosen, then cancelled
         await pilot.pause()
         assert not dialog.is_open and not dialog.display and app.focused is pane and not screen.spans

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
+from textual.binding import ActiveBinding
 
 from annotate.design.spans import Taxonomy
 from annotate.model import Item, Judgment, Span
@@ -282,6 +283,36 @@ class SpanMarking(_Base):
         """The screen's dialog for the category, severity and note of an error (hidden when closed)."""
         return self.query_one("#span-dialog", SpanDialog)
 
+    def _routing_dialog(self) -> SpanDialog | None:
+        """The span dialog while it is open and the focus is outside it (keys are routed to it)."""
+        if self.taxonomy is None:
+            return None
+        dialog = self.span_dialog()
+        if not dialog.is_open or dialog.has_focus_within:
+            return None
+        return dialog
+
+    def on_key(self, event: events.Key) -> None:
+        """While the span dialog is open, the keys the focused pane (or the screen) gets go to the box,
+        before any binding (the focus stays on the pane: see span_dialog)."""
+        dialog = self._routing_dialog()
+        if dialog is not None:
+            event.stop()
+            event.prevent_default()
+            dialog.press(event.key)
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        """While the span dialog is open no key reaches the app's bindings, as when the box had the focus."""
+        return self.taxonomy is not None and self.span_dialog().is_open
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """The span dialog's bindings while keys are routed to it (the key bar shows them)."""
+        dialog = self._routing_dialog()
+        if dialog is not None:
+            return dialog.routed_bindings()
+        return super().active_bindings  # type: ignore[misc]
+
     def _forward_event(self, event: events.Event) -> None:
         """While the span dialog is open, mouse events outside it go nowhere (it is modal)."""
         if isinstance(event, events.MouseEvent) and self.taxonomy is not None:
@@ -334,6 +365,7 @@ class SpanMarking(_Base):
             self.refresh_answer()
 
         self.span_dialog().open(pane.title, text.original[start:end], initial, done)
+        self.query_one(KeyBar).refresh()  # the dialog's keys
 
     def _jump(self, pane: ResponsePane, text: TextMap, step: int) -> None:
         spans = self._own_on(pane.slot or "")

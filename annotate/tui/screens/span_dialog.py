@@ -8,9 +8,12 @@ marked text itself (sanitised, on one line, cut short), never as markup.
 The dialog is a box on the item screen's overlay layer, built once with the screen and shown over
 the panes, not a modal screen: opening and closing it lays out and paints only its own region
 (a pushed screen repaints the whole dimmed base screen, and popping it the whole item screen,
-which at 10k characters per response was several times the 50 ms key-to-paint target). While it
-is open it holds the focus and consumes every key (`check_consume_key`), and the item screen
-drops mouse events outside it, so it is as modal as the screen it replaces.
+which at 10k characters per response was several times the 50 ms key-to-paint target). Nor does
+it take the focus: the pane in span mode keeps it, and the item screen routes every key to the
+box (`press`) while it is open (moving the focus restyled and painted the pane again, on opening
+and on closing); only the note box takes the focus, on its row, to receive typed text. The item
+screen also keeps the app's bindings from the keys and drops mouse events outside the box, so it
+is as modal as the screen it replaces.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual import events, on
+from textual.actions import parse as parse_action
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import ActiveBinding, Binding, BindingType
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Input, Static
@@ -74,8 +78,9 @@ class SpanDialog(Vertical):
 
     Hidden until `open`; `done` is called once with the choice, or None when cancelled."""
 
-    can_focus = True
-    """The rows take the digits through the box's bindings; the note box gets focus on its row."""
+    can_focus = False
+    """The focus stays where it was (the pane in span mode), and the item screen routes the keys here;
+    the note box gets the focus on its row."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="span-dialog-cancel", tooltip="Do not mark this error"),
@@ -135,10 +140,9 @@ class SpanDialog(Vertical):
         box = self.query_one(Input)
         box.value = self.note
         box.disabled = True
-        self._focus_before = self.screen.focused
+        self._focus_before = None
         self.place()
         self.display = True
-        self.focus()
         self._paint()
 
     def place(self) -> None:
@@ -159,33 +163,47 @@ class SpanDialog(Vertical):
     def abandon(self) -> None:
         """Hide the dialog without a choice and without calling `done` (its item left the screen)."""
         self._done = None
-        self._focus_before = None
         self.display = False
-        self.query_one(Input).disabled = True
+        self._leave_note()
 
     def _close(self, choice: SpanChoice | None) -> None:
         done, self._done = self._done, None
         self.display = False
-        self.query_one(Input).disabled = True
-        before, self._focus_before = self._focus_before, None
-        if before is not None and before.is_attached and before.focusable:
-            before.focus()
-        else:
-            self.screen.set_focus(None)
+        self._leave_note()
         if done is not None:
             done(choice)
 
-    def allow_focus(self) -> bool:
-        """Focusable only while open (a hidden box must not take the screen's first focus)."""
-        return self.is_open
+    def _leave_note(self) -> None:
+        """Disable the note box; if it had the focus, give the focus back to where it was before."""
+        box = self.query_one(Input)
+        before, self._focus_before = self._focus_before, None
+        if box.has_focus:
+            if before is not None and before.is_attached and before.focusable:
+                self.screen.set_focus(before)  # at once: disabling the box while focused moves the focus
+            else:
+                self.screen.set_focus(None)
+        box.disabled = True
 
     def allow_focus_children(self) -> bool:
-        """Nor do its children (the note box) while it is hidden."""
+        """The note box is focusable only while the dialog is open (a hidden box must not take the
+        focus the screen gives back)."""
         return self.is_open
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
-        """While open, no key reaches the item screen's or the app's bindings."""
+        """While open (the note box focused), no key reaches the item screen's or the app's bindings."""
         return self.is_open
+
+    def press(self, key: str) -> None:
+        """A key the item screen routes here while the dialog is open and the focus is outside it: what
+        the box's binding for it does (other keys do nothing, as in a modal dialog)."""
+        for binding in self._bindings.key_to_bindings.get(key, ()):
+            _namespace, name, params = parse_action(binding.action)
+            getattr(self, f"action_{name}")(*params)
+            return
+
+    def routed_bindings(self) -> dict[str, ActiveBinding]:
+        """The box's bindings as the key bar shows them while the keys are routed here."""
+        return {key: ActiveBinding(self, binding, True, binding.tooltip) for key, binding in self._bindings}
 
     def _paint(self) -> None:
         rows = (
@@ -213,12 +231,15 @@ class SpanDialog(Vertical):
         self._focus_row()
 
     def _focus_row(self) -> None:
+        """The note row gives the note box the focus (it takes typed text); leaving it gives the focus back."""
         box = self.query_one(Input)
-        box.disabled = self.row != 2
         if self.row == 2:
-            box.focus()
-        else:
-            self.focus()
+            if not box.has_focus:
+                self._focus_before = self.screen.focused
+                box.disabled = False
+                box.focus()
+        elif not box.disabled:
+            self._leave_note()
         self._paint()
 
     def action_digit(self, digit: int) -> None:
