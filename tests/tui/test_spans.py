@@ -146,14 +146,14 @@ async def test_the_span_dialog_is_modal_over_the_item_screen_and_starts_afresh(t
         await pilot.pause()
         screen = _screen(app)
         dialog = screen.query_one(SpanDialog)
-        assert not dialog.display and app.focused is not dialog
+        assert not dialog.visible and app.focused is not dialog
         await pilot.press("m")
         pane = app.focused
         assert isinstance(pane, ResponsePane)
         await pilot.press("enter")
         await pilot.pause()
         # the pane in span mode keeps the focus; the screen routes the keys to the box
-        assert app.screen is screen and dialog.is_open and dialog.display and app.focused is pane
+        assert app.screen is screen and dialog.is_open and dialog.visible and app.focused is pane
         assert dialog.region.x == (SIZE[0] - dialog.region.width) // 2  # in the middle, over the panes
         await pilot.press("s", "v", "x")  # the item screen's keys (skip, plain view, delete) do nothing
         await pilot.click("#right", offset=(70, 2))  # outside the box: dropped, as by a modal screen
@@ -162,7 +162,7 @@ async def test_the_span_dialog_is_modal_over_the_item_screen_and_starts_afresh(t
         assert not screen.spans and dialog.category is None and screen.cursor == screen.text_map(pane.slot).stops[0]
         await pilot.press("1", "escape")  # a category chosen, then cancelled
         await pilot.pause()
-        assert not dialog.is_open and not dialog.display and app.focused is pane and not screen.spans
+        assert not dialog.is_open and not dialog.visible and app.focused is pane and not screen.spans
         await pilot.press("enter")  # opened again: nothing chosen yet, the note box empty
         await pilot.pause()
         assert dialog.is_open and dialog.category is None and dialog.row == 0
@@ -181,7 +181,7 @@ async def test_the_span_dialog_is_modal_over_the_item_screen_and_starts_afresh(t
         await pilot.pause()
         screen.show_index(screen.index + 1)
         await pilot.pause()
-        assert not dialog.is_open and not dialog.display and screen.spans == []
+        assert not dialog.is_open and not dialog.visible and screen.spans == []
     store.close()
 
 

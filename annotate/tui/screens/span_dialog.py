@@ -8,7 +8,10 @@ marked text itself (sanitised, on one line, cut short), never as markup.
 The dialog is a box on the item screen's overlay layer, built once with the screen and shown over
 the panes, not a modal screen: opening and closing it lays out and paints only its own region
 (a pushed screen repaints the whole dimmed base screen, and popping it the whole item screen,
-which at 10k characters per response was several times the 50 ms key-to-paint target). Nor does
+which at 10k characters per response was several times the 50 ms key-to-paint target). It is
+hidden with `visibility`, not `display`, so that it keeps its place in the screen's arrangement:
+a widget joining or leaving it renumbers the painting order of every other widget, and the whole
+screen was painted again on opening and on closing. Nor does
 it take the focus: the pane in span mode keeps it, and the item screen routes every key to the
 box (`press`) while it is open (moving the focus restyled and painted the pane again, on opening
 and on closing); only the note box takes the focus, on its row, to receive typed text. The item
@@ -105,7 +108,7 @@ class SpanDialog(Vertical):
         self.editing = False
         self._done: Callable[[SpanChoice | None], None] | None = None
         self._focus_before: Widget | None = None
-        self.display = False
+        self.visible = False  # laid out always (see `open`), shown only while open
 
     def compose(self) -> ComposeResult:
         yield Static("", id="span-title")
@@ -142,7 +145,7 @@ class SpanDialog(Vertical):
         box.disabled = True
         self._focus_before = None
         self.place()
-        self.display = True
+        self.visible = True
         self._paint()
 
     def place(self) -> None:
@@ -163,12 +166,12 @@ class SpanDialog(Vertical):
     def abandon(self) -> None:
         """Hide the dialog without a choice and without calling `done` (its item left the screen)."""
         self._done = None
-        self.display = False
+        self.visible = False
         self._leave_note()
 
     def _close(self, choice: SpanChoice | None) -> None:
         done, self._done = self._done, None
-        self.display = False
+        self.visible = False
         self._leave_note()
         if done is not None:
             done(choice)

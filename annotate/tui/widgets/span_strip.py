@@ -53,7 +53,12 @@ class SpanStrip(Widget):
     SpanStrip { height: auto; max-height: 5; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
-    state: reactive[StripState] = reactive(StripState, layout=True)
+    state: reactive[StripState] = reactive(StripState)
+    """Painted again on every change; laid out again (the screen's layout) only when its height changes."""
+
+    def watch_state(self, old: StripState, new: StripState) -> None:
+        if rows_shown(old) != rows_shown(new):
+            self.refresh(layout=True)
 
     def render(self) -> Text:
         state = self.state
@@ -92,6 +97,15 @@ class SpanStrip(Widget):
         if len(state.rows) > len(shown):
             out.append(f"\n   … {len(state.rows) - len(shown)} more (n / p go through them; x deletes)", style="dim")
         return out
+
+
+def rows_shown(state: StripState) -> int:
+    """The strip's height for `state`: one line outside span mode; in span mode the title, the listed
+    errors (or the line saying there are none) and the line counting the rest."""
+    if not state.marking:
+        return 1
+    listed = len(_window(state.rows))
+    return 1 + max(listed, 1) + (1 if len(state.rows) > listed else 0)
 
 
 def _window(rows: tuple[SpanRow, ...]) -> tuple[SpanRow, ...]:
