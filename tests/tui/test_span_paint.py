@@ -1,0 +1,148 @@
+"""Span mode paints only what changed: toggling it, moving in it and the span dialog neither paint
+the whole screen nor lay it out again when nothing moved; the dialog takes its keys while the pane
+in span mode keeps the focus, and the note box gets the focus (and typed text) on its row only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.geometry import Region
+from textual.widgets import Input
+
+from annotate.tui import make_app
+from annotate.tui.screens.item import ItemScreen
+from annotate.tui.screens.span_dialog import SpanDialog
+from annotate.tui.widgets.key_bar import KeyBar
+from annotate.tui.widgets.progress_line import ProgressLine
+from annotate.tui.widgets.response_pane import ResponsePane
+from annotate.tui.widgets.span_strip import SpanStrip, rows_shown
+from tests.tui.test_spans import SIZE, span_session
+
+
+class Paints:
+    """Records what the screen's compositor does: full frames, the regions of partial ones, layouts."""
+
+    def __init__(self, screen: ItemScreen) -> None:
+        self.full = 0
+        self.dirty: list[Region] = []
+        self.layouts = 0
+        compositor = screen._compositor
+        full, partial, reflow = compositor.render_full_update, compositor.render_partial_update, compositor.reflow
+
+        def count_full(*args, **kwargs):
+            self.full += 1
+            return full(*args, **kwargs)
+
+        def note_partial():
+            self.dirty.extend(compositor._dirty_regions)
+            return partial()
+
+        def count_reflow(*args, **kwargs):
+            self.layouts += 1
+            return reflow(*args, **kwargs)
+
+        compositor.render_full_update = count_full
+        compositor.render_partial_update = note_partial
+        compositor.reflow = count_reflow
+
+    def clear(self) -> None:
+        self.full, self.dirty, self.layouts = 0, [], 0
+
+    def touched(self, region: Region) -> bool:
+        return any(region.overlaps(dirty) for dirty in self.dirty)
+
+
+async def test_span_mode_and_its_dialog_paint_only_what_changed(tmp_path: Path) -> None:
+    spec, store = span_session(tmp_path)
+    app = make_app(spec, store, "p", open_guideline=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ItemScreen)
+        progress = screen.query_one(ProgressLine).region
+        paints = Paints(screen)
+        await pilot.press("m")  # the pane takes the focus: no whole-screen frame for it
+        await pilot.pause()
+        assert screen.span_slot is not None and paints.full == 0 and not paints.touched(progress)
+        paints.clear()
+        await pilot.press("space", "w", "l")  # the strip counts the selection: painted, not laid out
+        await pilot.pause()
+        assert screen.anchor is not None and paints.layouts == 0 and paints.full == 0
+        await pilot.press("space")
+        paints.clear()
+        await pilot.press("enter")  # the box shown over the panes: the rows above it are left alone
+        await pilot.pause()
+        dialog = screen.query_one(SpanDialog)
+        assert dialog.is_open and paints.full == 0 and not paints.touched(progress)
+        paints.clear()
+        await pilot.press("1", "1", "enter")  # closed, the error painted
+        await pilot.pause()
+        assert not dialog.is_open and screen.spans and paints.full == 0 and not paints.touched(progress)
+        paints.clear()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert screen.span_slot is None and paints.full == 0 and not paints.touched(progress)
+    store.close()
+
+
+async def test_the_dialog_takes_its_keys_while_the_pane_keeps_the_focus(tmp_path: Path) -> None:
+    spec, store = span_session(tmp_path)
+    app = make_app(spec, store, "k", open_guideline=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ItemScreen)
+        await pilot.press("m")
+        pane = app.focused
+        assert isinstance(pane, ResponsePane)
+        await pilot.press("enter")
+        await pilot.pause()
+        dialog = screen.query_one(SpanDialog)
+        note = dialog.query_one(Input)
+        keys = [(action, words) for action, _key, words, _on in screen.query_one(KeyBar).entries()]
+        assert keys == [("cancel", "Cancel"), ("save", "Save")]  # the box's keys, as when it had the focus
+        await pilot.press("2")  # a category: the severity row, the focus still on the pane
+        assert dialog.category == "reasoning" and dialog.row == 1 and app.focused is pane and note.disabled
+        await pilot.press("1")  # a severity: the note row, where the note box takes the focus
+        await pilot.pause()
+        assert dialog.severity == "minor" and dialog.row == 2 and app.focused is note
+        await pilot.press(*"off by 2")  # typed text goes into the note, digits too
+        assert note.value == "off by 2" and dialog.severity == "minor"
+        await pilot.press("up")  # back to the severity row: the pane has the focus again
+        await pilot.pause()
+        assert dialog.row == 1 and app.focused is pane and note.disabled
+        await pilot.press("3")  # a digit the taxonomy has no severity for: a bell, nothing chosen
+        await pilot.press("2")  # major; back in the note box, which kept its text
+        await pilot.pause()
+        assert dialog.severity == "major" and app.focused is note and note.value == "off by 2"
+        await pilot.press("end", "!")
+        assert note.value == "off by 2!"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not dialog.is_open and app.focused is pane and screen.span_slot is not None
+        assert [(s.category, s.severity, s.note) for s in screen.spans] == [("reasoning", "major", "off by 2!")]
+        keys = [words for _action, _key, words, _on in screen.query_one(KeyBar).entries()]
+        assert "Save" not in keys and "Mark" in keys  # span mode's keys again
+    store.close()
+
+
+async def test_the_strip_is_laid_out_to_what_it_shows(tmp_path: Path) -> None:
+    spec, store = span_session(tmp_path)
+    app = make_app(spec, store, "s", open_guideline=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ItemScreen)
+        strip = screen.query_one(SpanStrip)
+        assert strip.region.height == rows_shown(strip.state) == 1
+        await pilot.press("m")
+        await pilot.pause()
+        assert strip.region.height == rows_shown(strip.state) == 2  # the title and "no errors marked yet"
+        for _ in range(2):
+            await pilot.press("enter", "1", "1", "enter", "w")
+        await pilot.pause()
+        assert len(screen.spans) == 2 and strip.region.height == rows_shown(strip.state) == 3
+        await pilot.press("escape")
+        await pilot.pause()
+        assert strip.region.height == rows_shown(strip.state) == 1
+    store.close()
