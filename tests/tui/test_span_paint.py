@@ -146,3 +146,30 @@ async def test_the_strip_is_laid_out_to_what_it_shows(tmp_path: Path) -> None:
         await pilot.pause()
         assert strip.region.height == rows_shown(strip.state) == 1
     store.close()
+
+
+async def test_a_cursor_step_paints_its_lines_and_the_next_item_drops_the_plain_subtitle(tmp_path: Path) -> None:
+    spec, store = span_session(tmp_path)
+    app = make_app(spec, store, "c", open_guideline=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ItemScreen)
+        await pilot.press("m")
+        await pilot.pause()
+        pane = app.focused
+        assert isinstance(pane, ResponsePane)
+        await pilot.press("l")  # (after the layout for span mode, Textual paints the scrollbars again)
+        await pilot.pause()
+        paints = Paints(screen)
+        await pilot.press("l")  # the cursor's line only: not the pane's border, nor the key bar
+        await pilot.pause()
+        assert paints.dirty and all(region.height == 1 for region in paints.dirty)
+        assert not paints.touched(screen.query_one(KeyBar).region)
+        await pilot.press("enter", "1", "1", "enter", "escape")
+        await pilot.pause()
+        assert "1 error marked" in str(pane.border_subtitle)
+        await pilot.press("1", "enter")  # the next item, in Markdown: no subtitle of the last one's plain view
+        await pilot.pause()
+        assert all(p.plain is None and not p.border_subtitle for p in screen.response_panes())
+    store.close()

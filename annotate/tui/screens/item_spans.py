@@ -21,7 +21,6 @@ import bisect
 from functools import partial
 from typing import TYPE_CHECKING
 
-from rich.text import Text
 from textual import events
 from textual.binding import ActiveBinding
 
@@ -184,6 +183,7 @@ class SpanMarking(_Base):
         pane.focus()
         self.record("span.mode", on=True, pane=pane.slot)
         self.refresh_spans()
+        self.query_one(KeyBar).refresh()  # span mode's keys, once the pane has the focus
 
     def _leave_span_mode(self, record: bool = True) -> None:
         pane = self._pane_of(self.span_slot)
@@ -198,6 +198,7 @@ class SpanMarking(_Base):
         if record and slot is not None:
             self.record("span.mode", on=False, pane=slot)
             self.refresh_spans()
+            self.query_one(KeyBar).refresh()  # the screen's keys again
 
     # -- span mode -----------------------------------------------------------------------------
 
@@ -346,6 +347,7 @@ class SpanMarking(_Base):
         initial = SpanChoice(editing.category, editing.severity, editing.note) if editing is not None else None
 
         def done(choice: SpanChoice | None) -> None:
+            self.query_one(KeyBar).refresh()  # span mode's keys again
             if choice is None:
                 self.record("span.cancel", pane=slot)
                 self.refresh_spans()
@@ -431,9 +433,9 @@ class SpanMarking(_Base):
                 marks.append(Mark(self.cursor, text.unit_end(self.cursor), "cursor"))
             pane.set_marks(marks)
             count = f"{len(own)} error{'s' if len(own) != 1 else ''} marked" if own else "no errors marked"
-            pane.border_subtitle = Text(f"plain text · {count}" + (" · span mode" if slot == self.span_slot else ""))
+            pane.set_subtitle(f"plain text · {count}" + (" · span mode" if slot == self.span_slot else ""))
         self._refresh_strip(taxonomy)
-        self.query_one(KeyBar).refresh()
+        self.query_one(KeyBar).refresh_if_changed()
 
     def _refresh_strip(self, taxonomy: Taxonomy) -> None:
         strips = self.query(SpanStrip)

@@ -25,6 +25,9 @@ class KeyBar(StripMemo):
     KeyBar { height: 1; background: $panel; }
     """
 
+    _painted: tuple[Entry, ...] | None = None
+    """The entries last painted."""
+
     def entries(self) -> tuple[Entry, ...]:
         """The keys shown, in order, each once."""
         entries: list[Entry] = []
@@ -38,7 +41,16 @@ class KeyBar(StripMemo):
         return tuple(entries)
 
     def memo_key(self) -> Hashable:
-        return self.entries()
+        entries = self.entries()
+        self._painted = entries
+        return entries
+
+    def refresh_if_changed(self) -> None:
+        """Paint again only if the keys shown changed: a key in span mode that leaves them alone then
+        leaves the bar out of the frame, whose region would otherwise reach from the pane's changed
+        line down to the bar, every widget in between drawn again."""
+        if self.entries() != self._painted:
+            self.refresh()
 
     def render(self) -> Content:
         parts: list[tuple[str, str]] = []

@@ -76,6 +76,7 @@ class ResponsePane(DocView):
         self._plain: TextMap | None = None
         self._plain_lines: PlainLines | None = None
         self._marks: tuple[Mark, ...] = ()
+        self._subtitle = ""
 
     # -- the two views -------------------------------------------------------------------------
 
@@ -94,6 +95,7 @@ class ResponsePane(DocView):
         self._plain, self._plain_lines, self._marks = None, None, ()
         self.lines_for = self._markdown_for
         self.span_mouse = None
+        self.set_subtitle("")  # not the last item's plain view
         super().show(doc)
 
     def show_plain(self, text: TextMap | None) -> None:
@@ -109,7 +111,14 @@ class ResponsePane(DocView):
         self.deepest = deepest
         if depth:
             self.set_depth(depth)
-        self.border_subtitle = Text("plain text" if text is not None else "")
+        self.set_subtitle("plain text" if text is not None else "")
+
+    def set_subtitle(self, text: str) -> None:
+        """Show `text` (fixed words) in the bottom border; the pane is painted again only when it changes
+        (Textual paints the whole pane on every assignment, where a cursor step repaints two lines)."""
+        if text != self._subtitle:
+            self._subtitle = text
+            self.border_subtitle = Text(text)
 
     def _plain_for(self, doc: Doc, width: int) -> PlainLines:
         text = self._plain
