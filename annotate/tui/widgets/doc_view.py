@@ -92,6 +92,8 @@ class DocView(ScrollView, can_focus=False):
         """(line, first cell, end cell) of a search match shown in reverse video, or None."""
         self._painting = False
         """Inside the paint of the view (`render_lines`), where rows need no text offsets."""
+        self._size_inputs: tuple[Size, Size, Size, Size] | None = None
+        """What `_size_updated` last ran with."""
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -199,6 +201,19 @@ class DocView(ScrollView, can_focus=False):
         if self.scroll_y > self.max_scroll_y:
             self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
         self.post_message(self.Measured(self))
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        """ScrollView's, skipped when nothing it uses changed since it last ran. A ScrollView learns its
+        own height only here (Textual compares it with the layout's size for a widget without
+        children, which always differs), so it updated and painted both scrollbars again after every
+        layout of the screen, in a frame of their own: after a box shown over the panes, the strip
+        under them growing. Their size, the layout's container size, the gutter and the document's
+        height are what it reads."""
+        inputs = (size, container_size, self.virtual_size, self.styles.gutter.totals)
+        if inputs == self._size_inputs:
+            return self._container_size != container_size  # what ScrollView returns for them
+        self._size_inputs = inputs
+        return super()._size_updated(size, virtual_size, container_size, layout)
 
     def on_resize(self, _event: Resize) -> None:
         if self.doc is not None and self.render_width != self._rendered_width:
