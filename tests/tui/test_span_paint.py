@@ -9,6 +9,7 @@ from pathlib import Path
 from textual.geometry import Region
 from textual.widgets import Input
 
+from annotate.model import Item, Message, Response
 from annotate.tui import make_app
 from annotate.tui.screens.item import ItemScreen
 from annotate.tui.screens.span_dialog import SpanDialog
@@ -16,6 +17,7 @@ from annotate.tui.widgets.key_bar import KeyBar
 from annotate.tui.widgets.progress_line import ProgressLine
 from annotate.tui.widgets.response_pane import ResponsePane
 from annotate.tui.widgets.span_strip import SpanStrip, rows_shown
+from tests.tui.conftest import MODELS
 from tests.tui.test_spans import SIZE, span_session
 
 
@@ -52,8 +54,15 @@ class Paints:
         return any(region.overlaps(dirty) for dirty in self.dirty)
 
 
+def long_item(i: int) -> Item:
+    """Responses longer than the panes (they scroll, with a scrollbar)."""
+    text = "\n\n".join(f"Paragraph {k}: the number {91 + k} is odd, so it is prime." for k in range(80))
+    return Item(id=f"l{i}", kind="pairwise", conversation=(Message("user", "Which numbers are prime?"),),
+                responses=(Response("A", text, MODELS[0]), Response("B", "**No.** " + text, MODELS[1])))
+
+
 async def test_span_mode_and_its_dialog_paint_only_what_changed(tmp_path: Path) -> None:
-    spec, store = span_session(tmp_path)
+    spec, store = span_session(tmp_path, items=[long_item(i) for i in range(3)])
     app = make_app(spec, store, "p", open_guideline=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -74,6 +83,9 @@ async def test_span_mode_and_its_dialog_paint_only_what_changed(tmp_path: Path) 
         await pilot.pause()
         dialog = screen.query_one(SpanDialog)
         assert dialog.is_open and paints.full == 0 and not paints.touched(progress)
+        right = screen.query_one("#right", ResponsePane)
+        assert right.show_vertical_scrollbar and right.vertical_scrollbar.region
+        assert not paints.touched(right.vertical_scrollbar.region)  # a layout that left the panes alone
         paints.clear()
         await pilot.press("1", "1", "enter")  # closed, the error painted
         await pilot.pause()
@@ -82,6 +94,9 @@ async def test_span_mode_and_its_dialog_paint_only_what_changed(tmp_path: Path) 
         await pilot.press("escape")
         await pilot.pause()
         assert screen.span_slot is None and paints.full == 0 and not paints.touched(progress)
+        for pane in screen.response_panes():  # the scrollbars follow the Markdown's height again
+            assert pane.show_vertical_scrollbar
+            assert pane.vertical_scrollbar.window_virtual_size == pane.virtual_size.height
     store.close()
 
 
