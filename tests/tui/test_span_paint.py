@@ -16,7 +16,7 @@ from annotate.tui.screens.span_dialog import SpanDialog
 from annotate.tui.widgets.key_bar import KeyBar
 from annotate.tui.widgets.progress_line import ProgressLine
 from annotate.tui.widgets.response_pane import ResponsePane
-from annotate.tui.widgets.span_strip import SpanStrip, rows_shown
+from annotate.tui.widgets.span_strip import STRIP_ROWS, SpanStrip, rows_shown
 from tests.tui.conftest import MODELS
 from tests.tui.test_spans import SIZE, span_session
 
@@ -141,7 +141,7 @@ async def test_the_dialog_takes_its_keys_while_the_pane_keeps_the_focus(tmp_path
     store.close()
 
 
-async def test_the_strip_is_laid_out_to_what_it_shows(tmp_path: Path) -> None:
+async def test_the_strip_keeps_its_height_whatever_it_shows(tmp_path: Path) -> None:
     spec, store = span_session(tmp_path)
     app = make_app(spec, store, "s", open_guideline=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -149,17 +149,30 @@ async def test_the_strip_is_laid_out_to_what_it_shows(tmp_path: Path) -> None:
         screen = app.screen
         assert isinstance(screen, ItemScreen)
         strip = screen.query_one(SpanStrip)
-        assert strip.region.height == rows_shown(strip.state) == 1
+        panes = screen.query_one("#panes").region
+        heights = []
+
+        def seen() -> str:
+            heights.append((strip.region.height, screen.query_one("#panes").region))
+            assert rows_shown(strip.state) <= STRIP_ROWS
+            return strip.render().plain
+
+        assert seen().startswith(" Errors  Left: none")
         await pilot.press("m")
         await pilot.pause()
-        assert strip.region.height == rows_shown(strip.state) == 2  # the title and "no errors marked yet"
-        for _ in range(2):
+        assert "no errors marked in this response yet" in seen()
+        for _ in range(3):
             await pilot.press("enter", "1", "1", "enter", "w")
         await pilot.pause()
-        assert len(screen.spans) == 2 and strip.region.height == rows_shown(strip.state) == 3
+        shown = seen()
+        assert len(screen.spans) == 3 and "3 errors: n / p go through them" in shown
+        assert len(shown.splitlines()) == STRIP_ROWS
         await pilot.press("escape")
         await pilot.pause()
-        assert strip.region.height == rows_shown(strip.state) == 1
+        shown = seen()  # the counts, and the first errors with their pane
+        assert "Left: 3" in shown or "Right: 3" in shown
+        assert "(the first 2 listed)" in shown and shown.count("factual · minor") == 2
+        assert heights == [(STRIP_ROWS, panes)] * len(heights)  # nothing moved
     store.close()
 
 

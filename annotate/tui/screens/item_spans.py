@@ -448,7 +448,10 @@ class SpanMarking(_Base):
                 continue
             own = self._own_on(pane.slot)
             counts.append((pane.title, len(own), sum(1 for s in own if severe and s.severity == severe)))
-        state = StripState(tuple(counts), others=len(self.other_spans), severe_word=severe or "major")
+        rows = tuple(SpanRow(s.category, s.severity, self.text_map(pane.slot).original[s.start:s.end], s.note,
+                             current=s is self.current_span, where=pane.title)
+                     for pane in self.response_panes() if pane.slot is not None for s in self._own_on(pane.slot))
+        state = StripState(tuple(counts), rows=rows, others=len(self.other_spans), severe_word=severe or "major")
         pane = self._pane_of(self.span_slot)
         if pane is not None and pane.slot is not None:
             text = self.text_map(pane.slot)

@@ -1,4 +1,10 @@
-"""SpanStrip: the errors marked on the item on screen, in a line or (in span mode) a short list."""
+"""SpanStrip: the errors marked on the item on screen: a line of counts and (in span mode, those of
+the pane being marked) a short list.
+
+The strip keeps one height (STRIP_ROWS) whatever it shows, so that span mode going on or off, or
+an error marked, never lays the screen out again: a strip that grew and shrank resized both panes
+and painted every widget of the screen again on `m` and on Escape.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +17,11 @@ from textual.widget import Widget
 from annotate.design.spans import words
 from annotate.tui.screens.span_dialog import excerpt
 
-LIST_ROWS = 3
-"""Errors listed at most in span mode (the rest are counted)."""
+STRIP_ROWS = 3
+"""The strip's height (app.tcss): the counts or the title line, then the list."""
+
+LIST_ROWS = STRIP_ROWS - 1
+"""Errors listed at most (the title line counts all of them)."""
 
 
 @dataclass(frozen=True)
@@ -25,6 +34,8 @@ class SpanRow:
     """The marked stretch of the original text (shown sanitised, on one line)."""
     note: str = ""
     current: bool = False
+    where: str = ""
+    """The pane's title, outside span mode (the errors of every pane are listed)."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +49,7 @@ class StripState:
     anchored: int = 0
     """Characters selected from the anchor to the cursor (0: no anchor)."""
     rows: tuple[SpanRow, ...] = ()
-    """The errors of the pane in span mode, in text order."""
+    """The errors of the pane in span mode, in text order; outside span mode, those of every pane."""
     others: int = 0
     """Errors other annotators marked on this item (adjudication)."""
     severe_word: str = "major"
@@ -46,23 +57,17 @@ class StripState:
 
 
 class SpanStrip(Widget):
-    """One line outside span mode (`Errors  Left 2 (1 major) · Right none   m mark  v plain text`);
-    in span mode, the pane's errors (the current one marked) and what the keys do."""
-
-    DEFAULT_CSS = """
-    SpanStrip { height: auto; max-height: 5; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
-    """
+    """Outside span mode, the counts (`Errors  Left 2 (1 major) · Right none   m mark  v plain text`)
+    and the first errors marked; in span mode, what the keys do and the pane's errors around the
+    current one (marked). Always STRIP_ROWS lines high."""
 
     state: reactive[StripState] = reactive(StripState)
-    """Painted again on every change; laid out again (the screen's layout) only when its height changes."""
-
-    def watch_state(self, old: StripState, new: StripState) -> None:
-        if rows_shown(old) != rows_shown(new):
-            self.refresh(layout=True)
+    """Painted again on every change; never laid out again (the strip's height is fixed)."""
 
     def render(self) -> Text:
         state = self.state
         out = Text(no_wrap=True, overflow="ellipsis")
+        shown = _window(state.rows)
         if not state.marking:
             out.append(" Errors ", style="bold")
             for index, (title, n, severe) in enumerate(state.counts):
@@ -75,37 +80,38 @@ class SpanStrip(Widget):
             out.append(" mark errors  ")
             out.append("v", style="bold")
             out.append(" plain text / Markdown")
-            return out
-        out.append(f" Marking errors in {state.marking}", style="bold")
-        if state.anchored:
-            out.append(f" · selecting {state.anchored:,} characters: Enter marks them, Esc drops the anchor")
+            if len(state.rows) > len(shown):
+                out.append(f"   (the first {len(shown)} listed)", style="dim")
         else:
-            out.append(" · arrows or h j k l move, w b e by words; Space anchors, Enter marks (no anchor: the"
-                       " word); or drag the mouse; Esc done", style="dim")
-        if not state.rows:
-            out.append("\n  no errors marked in this response yet", style="dim")
-        shown = _window(state.rows)
+            out.append(f" Marking errors in {state.marking}", style="bold")
+            if len(state.rows) > len(shown):
+                out.append(f" · {len(state.rows)} errors: n / p go through them, x deletes", style="bold")
+            if state.anchored:
+                out.append(f" · selecting {state.anchored:,} characters: Enter marks them, Esc drops the anchor")
+            else:
+                out.append(" · arrows or h j k l move, w b e by words; Space anchors, Enter marks (no anchor: the"
+                           " word); or drag the mouse; Esc done", style="dim")
+            if not state.rows:
+                out.append("\n  no errors marked in this response yet", style="dim")
         for row in shown:
             out.append("\n")
             out.append(" ▶ " if row.current else "   ", style="bold green")
+            if row.where:
+                out.append(f"{row.where}: ", style="bold")
             out.append(f"{words(row.category)} · {words(row.severity)} ", style="bold")
             out.append("“")
             out.append(excerpt(row.text, 60))
             out.append("”")
             if row.note:
                 out.append(f"  {excerpt(row.note, 60)}", style="italic")
-        if len(state.rows) > len(shown):
-            out.append(f"\n   … {len(state.rows) - len(shown)} more (n / p go through them; x deletes)", style="dim")
         return out
 
 
 def rows_shown(state: StripState) -> int:
-    """The strip's height for `state`: one line outside span mode; in span mode the title, the listed
-    errors (or the line saying there are none) and the line counting the rest."""
-    if not state.marking:
-        return 1
+    """The lines `state` fills (at most STRIP_ROWS): the counts or the title line, then the list (in span
+    mode with no error yet, the line saying so)."""
     listed = len(_window(state.rows))
-    return 1 + max(listed, 1) + (1 if len(state.rows) > listed else 0)
+    return 1 + (max(listed, 1) if state.marking else listed)
 
 
 def _window(rows: tuple[SpanRow, ...]) -> tuple[SpanRow, ...]:
