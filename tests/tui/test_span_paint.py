@@ -201,3 +201,37 @@ async def test_a_cursor_step_paints_its_lines_and_the_next_item_drops_the_plain_
         await pilot.pause()
         assert all(p.plain is None and not p.border_subtitle for p in screen.response_panes())
     store.close()
+
+
+async def test_span_mode_paints_only_the_cursor_line_anew(tmp_path: Path, monkeypatch) -> None:
+    from annotate.tui.plain_lines import PlainLines
+
+    spec, store = span_session(tmp_path, items=[long_item(i) for i in range(2)])
+    app = make_app(spec, store, "r", open_guideline=False)
+    painted: list[int] = []
+    paint = PlainLines._paint
+
+    def counted(self: PlainLines, number: int):
+        painted.append(number)
+        return paint(self, number)
+
+    monkeypatch.setattr(PlainLines, "_paint", counted)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ItemScreen)
+        while not (app.settled() and screen.spans_prepared()):  # laid out and painted while the annotator reads
+            await pilot.pause()
+        painted.clear()
+        await pilot.press("m")
+        await pilot.pause()
+        pane = app.focused
+        assert isinstance(pane, ResponsePane) and pane.plain_lines is not None
+        assert screen.span_slot is not None and painted == [0]  # the line with the cursor
+        await pilot.press("escape")
+        await pilot.pause()
+        painted.clear()
+        await pilot.press("m")  # again: the lines kept, with the cursor where it was: nothing painted anew
+        await pilot.pause()
+        assert screen.span_slot is not None and painted == []
+    store.close()

@@ -117,7 +117,9 @@ class SpanMarking(_Base):
             return
         for pane in self.response_panes():
             if pane.slot is not None and pane.render_width > 0:
-                self.text_map(pane.slot).prepare(pane.render_width)
+                text = self.text_map(pane.slot)
+                text.prepare(pane.render_width)
+                pane.prepare_plain(text)
         self._prepared = self.item
 
     def spans_prepared(self) -> bool:
@@ -169,7 +171,7 @@ class SpanMarking(_Base):
         if pane in targets:
             self.active = targets.index(pane)
             self._mark_active()
-        self.refresh_spans()  # the pane shows the plain text now
+        pane.show_plain(text)  # the plain text, laid out: where the cursor starts
         lines = pane.plain_lines
         if at is not None:
             self.cursor = text.stop_at(at)

@@ -77,6 +77,7 @@ class ResponsePane(DocView):
         self._plain_lines: PlainLines | None = None
         self._marks: tuple[Mark, ...] = ()
         self._subtitle = ""
+        self._kept: PlainLines | None = None
 
     # -- the two views -------------------------------------------------------------------------
 
@@ -92,7 +93,7 @@ class ResponsePane(DocView):
 
     def show(self, doc: Doc | None) -> None:
         """Show `doc` from its top, as Markdown."""
-        self._plain, self._plain_lines, self._marks = None, None, ()
+        self._plain, self._plain_lines, self._marks, self._kept = None, None, (), None
         self.lines_for = self._markdown_for
         self.span_mouse = None
         self.set_subtitle("")  # not the last item's plain view
@@ -125,10 +126,29 @@ class ResponsePane(DocView):
         assert text is not None
         lines = self._plain_lines
         if lines is None or lines.width != max(width, 2) or lines.text is not text:
-            lines = PlainLines(text, width)
+            lines = self._kept_lines(text, width)
             lines.set_marks(self._marks)
             self._plain_lines = lines
         return lines
+
+    def _kept_lines(self, text: TextMap, width: int) -> PlainLines:
+        """The plain lines of `text` at `width`, kept (with the lines painted) while the pane shows the
+        same response: span mode going off and on again, or `prepare_plain`, paints nothing twice."""
+        kept = self._kept
+        if kept is None or kept.text is not text or kept.width != max(width, 2):
+            kept = self._kept = PlainLines(text, width)
+        return kept
+
+    def prepare_plain(self, text: TextMap) -> None:
+        """Lay out `text` plain at the pane's width and paint the lines its view would show from the top,
+        while the annotator reads (span mode then only paints the marks)."""
+        width, rows = self.render_width, self.scrollable_content_region.height
+        if width > 0 and self._plain is None:
+            lines = self._kept_lines(text, width)
+            depth = self.depth if self.max_scroll_y > 0 else 0.0  # where `show_plain` would scroll to
+            top = round(depth * max(0, len(lines) - rows))
+            for index in range(top, min(len(lines), top + rows)):
+                _ = lines[index]
 
     def set_marks(self, marks: Sequence[Mark]) -> None:
         """Paint these marks on the plain view (kept when it is laid out again at another width)."""
