@@ -177,15 +177,23 @@ class SpanDialog(Vertical):
             done(choice)
 
     def _leave_note(self) -> None:
-        """Disable the note box; if it had the focus, give the focus back to where it was before."""
+        """Disable the note box; if it had the focus, give the focus back to where it was before, and
+        disable the box after the paint (a restyle of a box no one sees: meanwhile a closed dialog
+        lets no focus into it, and the severity row is not the note's)."""
         box = self.query_one(Input)
         before, self._focus_before = self._focus_before, None
-        if box.has_focus:
-            if before is not None and before.is_attached and before.focusable:
-                self.screen.set_focus(before)  # at once: disabling the box while focused moves the focus
-            else:
-                self.screen.set_focus(None)
-        box.disabled = True
+        if not box.has_focus:
+            box.disabled = True
+            return
+        if before is not None and before.is_attached and before.focusable:
+            self.screen.set_focus(before)
+        else:
+            self.screen.set_focus(None)
+        self.call_after_refresh(self._disable_note)
+
+    def _disable_note(self) -> None:
+        if not (self.is_open and self.row == 2):
+            self.query_one(Input).disabled = True
 
     def allow_focus_children(self) -> bool:
         """The note box is focusable only while the dialog is open (a hidden box must not take the
