@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual.css.query import NoMatches
+
 from annotate.tui.screens.item_flag import flag_state
 from annotate.tui.widgets.progress_line import ProgressLine, skip_state
 
@@ -42,7 +44,10 @@ class ProgressNotices(_Base):
     def refresh_progress(self) -> None:
         """Show the queue position, the counts, the save status and the item's state on the progress line."""
         app = self.annotate_app
-        line = self.query_one(ProgressLine)
+        try:
+            line = self.query_one(ProgressLine)
+        except NoMatches:  # the screen is being taken down (a write landed after q): nothing to show
+            return
         line.position = self.index
         queue = app.queue
         line.total = len(queue)
