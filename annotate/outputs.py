@@ -3,7 +3,7 @@
 Two rules, checked before anything is opened and again when the file is put in place:
 
 - A session's own files are never written over, not even with `--force`: its spec, its SQLite
-  database and the database's `-wal`, `-shm` and `-journal` files, and the same files of every
+  database and the database's `-wal`, `-shm`, `-journal` and `-lock` files, and the same files of every
   other session in the spec's folder (a `NAME.toml` beside a `NAME.db`). The comparison sees
   through symbolic links, `..` and `.` segments, relative and absolute spellings, hard links
   (same file on disk) and letter case within that folder (so `sessions/S.DB` is refused on a
@@ -32,7 +32,8 @@ from annotate.spec import SessionSpec
 
 __all__ = ["OutputError", "Protected", "atomic_output", "check_output", "session_files"]
 
-_DB_SIDECARS = (("-wal", "write-ahead log"), ("-shm", "shared-memory file"), ("-journal", "rollback journal"))
+_DB_SIDECARS = (("-wal", "write-ahead log"), ("-shm", "shared-memory file"), ("-journal", "rollback journal"),
+                ("-lock", "writers' lock file"))
 
 
 class OutputError(ValueError):

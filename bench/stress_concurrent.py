@@ -14,12 +14,15 @@ reached a person), and that `PRAGMA integrity_check` is ok; it prints the write 
 submit (median, p99, max), the rows lost, and the time to open the session and get the queue.
 
 By default every annotator submits as fast as the store takes it (the worst case); `--pause-ms M`
-makes each wait a random time of mean M between submits, as people reading do. `--lock-wait sqlite`
-waits for the write lock with SQLite's own busy handler (the way before `Store.transaction` polled
-for it itself), for a before/after comparison on the same machine; `--compare` runs both.
+makes each wait a random time of mean M between submits, as people reading do. `--lock-wait` picks
+how a writer waits for the write lock, for a before/after comparison on the same machine:
+`queue` (the app's way: its turn among annotate's writers in arrival order, annotate/store/writers.py,
+then BEGIN IMMEDIATE), `polls` (BEGIN IMMEDIATE by annotate's short jittered polls alone, the way
+before the queue) or `sqlite` (BEGIN IMMEDIATE under SQLite's own busy handler, the way before the
+polls); `--compare` runs all three, one after the other, and prints a table of them.
 
     python bench/stress_concurrent.py [--processes 10] [--judgments 100] [--pause-ms 0] [--dir FOLDER]
-    python bench/stress_concurrent.py --processes 50 --compare
+    python bench/stress_concurrent.py --processes 50 --compare [--judgments 40]
 
 Exit status 0 when every check passes (tests/test_concurrency.py runs it).
 """
@@ -30,11 +33,15 @@ import argparse
 import multiprocessing as mp
 import os
 import random
+import resource
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from annotate.model import Event, Item, Judgment, Message, Response, Timings
 from annotate.plan import ensure_queue
@@ -47,20 +54,39 @@ NAV_EVERY = 10
 """Every this many items a process also writes one navigation event on its own (no submit)."""
 
 
-def use_sqlite_busy_handler() -> None:
-    """Wait for the write lock as before: BEGIN IMMEDIATE under SQLite's busy handler (busy timeout)."""
+LOCK_WAITS = ("sqlite", "polls", "queue")
+
+
+class NoQueue:
+    """A Store's writer queue that never queues: BEGIN IMMEDIATE alone decides who writes next."""
+
+    def __init__(self, db: Path) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    @contextmanager
+    def turn(self, timeout_s: float) -> Iterator[None]:
+        yield
+
+
+def use_lock_wait(lock_wait: str) -> None:
+    """Make this process's Stores wait for the write lock the way `lock_wait` names (module docstring)."""
     import annotate.store.store as store_module
 
-    def begin(db, timeout_s: float = 0.0) -> None:  # type: ignore[no-untyped-def]
-        store_module._retry_locked(lambda: db.execute("BEGIN IMMEDIATE"))
+    if lock_wait in ("sqlite", "polls"):
+        store_module.WriterQueue = NoQueue  # type: ignore[assignment,misc]
+    if lock_wait == "sqlite":
+        def begin(db, timeout_s: float = 0.0) -> None:  # type: ignore[no-untyped-def]
+            store_module._retry_locked(lambda: db.execute("BEGIN IMMEDIATE"))
 
-    store_module.begin_immediate = begin
+        store_module.begin_immediate = begin
 
 
 def worker(spec_path: str, annotator: str, n: int, barrier: mp.Barrier, results: mp.Queue, pause_ms: float = 0.0,
-           lock_wait: str = "annotate") -> None:
-    if lock_wait == "sqlite":
-        use_sqlite_busy_handler()
+           lock_wait: str = "queue") -> None:
+    use_lock_wait(lock_wait)
     rng = random.Random(annotator)
     latencies: list[float] = []
     errors: list[str] = []
@@ -102,15 +128,17 @@ def worker(spec_path: str, annotator: str, n: int, barrier: mp.Barrier, results:
         store.close()
     except Exception as exc:
         errors.append(f"{type(exc).__name__}: {exc}")
-    results.put((annotator, latencies, errors, open_ms, nav_events))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    results.put((annotator, latencies, errors, open_ms, nav_events, usage.ru_utime + usage.ru_stime))
 
 
 def percentile(ordered: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def run(processes: int, judgments: int, folder: Path, pause_ms: float = 0.0, lock_wait: str = "annotate") -> bool:
-    """Run the stress test in `folder`; print the figures; True when every check passed."""
+def run(processes: int, judgments: int, folder: Path, pause_ms: float = 0.0, lock_wait: str = "queue"
+        ) -> dict[str, Any]:
+    """Run the stress test in `folder`; print the figures; return them, with "ok": every check passed."""
     spec = create_session("stress", "pairwise", seed=1, folder=folder / "sessions")
     with Store.open(spec.db) as store:
         store.add_items([
@@ -132,10 +160,11 @@ def run(processes: int, judgments: int, folder: Path, pause_ms: float = 0.0, loc
     for proc in procs:
         proc.join()
     wall = time.perf_counter() - start
-    latencies = sorted(x for _, lat, _, _, _ in collected for x in lat)
-    errors = [e for _, _, errs, _, _ in collected for e in errs]
-    opens = sorted(o for _, _, _, o, _ in collected)
-    nav_events = sum(n for *_, n in collected)
+    latencies = sorted(x for _, lat, *_ in collected for x in lat)
+    errors = [e for _, _, errs, *_ in collected for e in errs]
+    opens = sorted(o for _, _, _, o, *_ in collected)
+    nav_events = sum(n for *_, n, _ in collected)
+    cpu_s = sum(c for *_, c in collected)
     with Store.open(spec.db) as store:
         stored = len(store.judgments())
         events = len(store.events())
@@ -158,10 +187,26 @@ def run(processes: int, judgments: int, folder: Path, pause_ms: float = 0.0, loc
               f" (p90 {percentile(latencies, 0.9):.1f} ms, p999 {percentile(latencies, 0.999):.1f} ms)")
     if opens:
         print(f"open + queue at start: median {statistics.median(opens):.0f} ms, max {opens[-1]:.0f} ms")
+    print(f"CPU time of the {processes} processes: {cpu_s:.1f} s ({cpu_s / max(1, expected) * 1000:.1f} ms a submit,"
+          f" start-up included); {expected / wall:.0f} submits a second over the whole run")
     ok = (stored == expected and set(per_annotator.values()) == {judgments} and events == expected_events
           and not errors and integrity == "ok")
     print("PASS" if ok else "FAIL")
-    return ok
+    return {"ok": ok, "lock_wait": lock_wait, "latencies": latencies, "lost": expected - stored + expected_events
+            - events, "errors": len(errors), "wall": wall, "cpu": cpu_s, "load": os.getloadavg()[0],
+            "open_max": opens[-1] if opens else float("nan"), "integrity": integrity}
+
+
+def print_table(runs: list[dict[str, Any]]) -> None:
+    """The runs side by side (markdown), for docs/scaling.md."""
+    print("| lock wait | p50 / p99 / max write latency | lost rows | errors | slowest start | CPU | wall | load |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in runs:
+        lat = r["latencies"]
+        figures = (f"{statistics.median(lat):.1f} / {percentile(lat, 0.99):.0f} / {lat[-1]:.0f} ms" if lat
+                   else "none")
+        print(f"| {r['lock_wait']} | {figures} | {r['lost']} | {r['errors']} | {r['open_max'] / 1000:.1f} s"
+              f" | {r['cpu']:.1f} s | {r['wall']:.1f} s | {r['load']:.1f} |")
 
 
 def main() -> int:
@@ -169,18 +214,20 @@ def main() -> int:
     parser.add_argument("--processes", type=int, default=10)
     parser.add_argument("--judgments", type=int, default=100, help="per process")
     parser.add_argument("--pause-ms", type=float, default=0.0, help="Mean pause between submits (default: none).")
-    parser.add_argument("--lock-wait", choices=("annotate", "sqlite"), default="annotate",
-                        help="How a writer waits for the lock: annotate's polls, or SQLite's busy handler (before).")
-    parser.add_argument("--compare", action="store_true", help="Run with SQLite's busy handler, then with annotate's.")
+    parser.add_argument("--lock-wait", choices=LOCK_WAITS, default="queue",
+                        help="How a writer waits for the lock: queue (the app's), polls or sqlite (before).")
+    parser.add_argument("--compare", action="store_true", help="Run each way of waiting in turn, and tabulate them.")
     parser.add_argument("--dir", type=Path, default=None, help="Where to put the session (default: a temp folder).")
     args = parser.parse_args()
     folder = args.dir or Path(tempfile.mkdtemp(prefix="annotate-stress-"))
-    waits = ("sqlite", "annotate") if args.compare else (args.lock_wait,)
-    ok = True
+    waits = LOCK_WAITS if args.compare else (args.lock_wait,)
+    runs = []
     for wait in waits:
-        ok &= run(args.processes, args.judgments, folder / wait, args.pause_ms, wait)
+        runs.append(run(args.processes, args.judgments, folder / wait, args.pause_ms, wait))
         print()
-    return 0 if ok else 1
+    if len(runs) > 1:
+        print_table(runs)
+    return 0 if all(r["ok"] for r in runs) else 1
 
 
 if __name__ == "__main__":

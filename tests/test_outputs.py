@@ -29,7 +29,8 @@ def spellings(project: Path) -> list[Path]:
     return [
         Path("sessions/s.db"), db, Path("sessions/../sessions/s.db"), Path("./sessions/./s.db"),
         Path("sessions/S.DB"), Path("link.db"), Path("chain"), Path("hard.db"), Path("dir-link/s.db"),
-        Path("sessions/s.db-wal"), Path("sessions/s.db-shm"), Path("sessions/s.db-journal"), Path("sessions/s.toml"),
+        Path("sessions/s.db-wal"), Path("sessions/s.db-shm"), Path("sessions/s.db-journal"), Path("sessions/s.db-lock"),
+        Path("sessions/s.toml"),
         Path("dir-link/S.TOML"),
     ]
 

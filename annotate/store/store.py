@@ -2,8 +2,9 @@
 
 Every write happens in one `BEGIN IMMEDIATE` transaction, so a submit (judgment plus its events)
 either lands whole or not at all, and several annotators' processes can write one file at once:
-WAL lets readers go on while one writer holds the lock, and the busy timeout makes a writer wait
-for the lock instead of failing with "database is locked".
+WAL lets readers go on while one writer holds the lock, and a writer waits for the lock instead of
+failing with "database is locked": first for its turn among annotate's writers, in the order they
+asked (writers.py), then for SQLite's lock itself (locking.py).
 
 The Store class is composed of one mixin per concern: items.py (items, imported labels),
 assignments.py (annotators, assignments), judgments.py (judgments, events, progress) and
@@ -12,8 +13,9 @@ suggestions.py; this module opens the file, holds the connection and runs the wr
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,12 +49,14 @@ from annotate.store.records import (
 from annotate.store.schema import migrate
 from annotate.store.spans import with_spans
 from annotate.store.suggestions import SuggestionsMixin
+from annotate.store.writers import WriterQueue
 
 if TYPE_CHECKING:
     import pandas as pd
 
-# Names other modules import from here. Store.open and Store.transaction look _retry_locked and
-# begin_immediate up in this module at call time: bench/stress_concurrent.py swaps begin_immediate here.
+# Names other modules import from here. Store.open and Store.transaction look _retry_locked,
+# begin_immediate and WriterQueue up in this module at call time: bench/stress_concurrent.py swaps
+# begin_immediate and WriterQueue here to measure the ways of waiting that came before.
 __all__ = [
     "BUSY_TIMEOUT_MS", "LOCK_POLL_S", "LONG_WAIT_POLL_S", "LONG_WAIT_S", "READ_ONLY_BY_CHOICE", "STALE_ANSWER",
     "AddResult", "ItemConflict", "Progress", "StaleAssignment", "Store", "StoreError", "SuggestionFailure",
@@ -72,6 +76,8 @@ class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
         self.read_only_reason = read_only
         """Why this user cannot write the file ("" when they can); every write is then refused."""
         self._wal = None if read_only else health.WalWatch(path, db)
+        self._writers = None if read_only else WriterQueue(path)
+        """This Store's place in the queue of the session's writers (a read-only one never writes)."""
         self._spans_table: bool | None = None
 
     @property
@@ -139,6 +145,8 @@ class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
 
     def close(self) -> None:
         self.db.close()
+        if self._writers is not None:
+            self._writers.close()
 
     def __enter__(self) -> Store:
         return self
@@ -153,21 +161,25 @@ class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite_utils.Database]:
-        """One write transaction that takes the write lock up front (BEGIN IMMEDIATE)."""
+        """One write transaction that takes the write lock up front (BEGIN IMMEDIATE), after this
+        writer's turn among annotate's writers (writers.py); the turn ends with COMMIT or ROLLBACK."""
         self.require_writable("this command writes to it")
-        if self.db.conn.in_transaction:
-            with self.db.atomic():
+        timeout_s = BUSY_TIMEOUT_MS / 1000
+        deadline = time.monotonic() + timeout_s
+        with self._writers.turn(timeout_s) if self._writers is not None else nullcontext():
+            if self.db.conn.in_transaction:
+                with self.db.atomic():
+                    yield self.db
+                return
+            begin_immediate(self.db, max(0.0, deadline - time.monotonic()))
+            try:
+                if self._wal is not None:
+                    self._wal.check()
                 yield self.db
-            return
-        begin_immediate(self.db)
-        try:
-            if self._wal is not None:
-                self._wal.check()
-            yield self.db
-        except BaseException:
-            self.db.conn.rollback()
-            raise
-        self.db.execute("COMMIT")
+            except BaseException:
+                self.db.conn.rollback()
+                raise
+            self.db.execute("COMMIT")
         if self._wal is not None:
             self._wal.check(committed=True)
 
