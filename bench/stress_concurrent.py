@@ -19,7 +19,11 @@ how a writer waits for the write lock, for a before/after comparison on the same
 `queue` (the app's way: its turn among annotate's writers in arrival order, annotate/store/writers.py,
 then BEGIN IMMEDIATE), `polls` (BEGIN IMMEDIATE by annotate's short jittered polls alone, the way
 before the queue) or `sqlite` (BEGIN IMMEDIATE under SQLite's own busy handler, the way before the
-polls); `--compare` runs all three, one after the other, and prints a table of them.
+polls); `--compare` runs all three, one after the other, and prints a table of them, with an anchor
+measured in the same run: one writer alone. Its median write is the time one submit holds the lock
+(mostly the fsync of the WAL), and N annotators submitting back to back cannot do better than about
+N times that at the median whatever the order of turns (each waits for the N - 1 others' submits):
+the way of waiting decides the tail above it.
 
     python bench/stress_concurrent.py [--processes 10] [--judgments 100] [--pause-ms 0] [--dir FOLDER]
     python bench/stress_concurrent.py --processes 50 --compare [--judgments 40]
@@ -197,8 +201,12 @@ def run(processes: int, judgments: int, folder: Path, pause_ms: float = 0.0, loc
             "open_max": opens[-1] if opens else float("nan"), "integrity": integrity}
 
 
-def print_table(runs: list[dict[str, Any]]) -> None:
-    """The runs side by side (markdown), for docs/scaling.md."""
+def print_table(runs: list[dict[str, Any]], processes: int, lone: dict[str, Any]) -> None:
+    """The runs side by side (markdown), for docs/scaling.md, under the lone writer's anchor."""
+    alone = statistics.median(lone["latencies"])
+    print(f"anchor, one writer alone: median {alone:.1f} ms, p99 {percentile(lone['latencies'], 0.99):.0f} ms"
+          f" (load {lone['load']:.1f}); {processes} writers back to back cannot beat about {processes} x"
+          f" {alone:.1f} = {processes * alone:.0f} ms at the median")
     print("| lock wait | p50 / p99 / max write latency | lost rows | errors | slowest start | CPU | wall | load |")
     print("|---|---|---|---|---|---|---|---|")
     for r in runs:
@@ -221,13 +229,15 @@ def main() -> int:
     args = parser.parse_args()
     folder = args.dir or Path(tempfile.mkdtemp(prefix="annotate-stress-"))
     waits = LOCK_WAITS if args.compare else (args.lock_wait,)
+    lone = run(1, args.judgments, folder / "alone", args.pause_ms, "queue") if args.compare else None
+    print()
     runs = []
     for wait in waits:
         runs.append(run(args.processes, args.judgments, folder / wait, args.pause_ms, wait))
         print()
-    if len(runs) > 1:
-        print_table(runs)
-    return 0 if all(r["ok"] for r in runs) else 1
+    if lone is not None:
+        print_table(runs, args.processes, lone)
+    return 0 if all(r["ok"] for r in [*runs, *([lone] if lone else [])]) else 1
 
 
 if __name__ == "__main__":
