@@ -150,10 +150,12 @@ SESSION_CASES = [
 
 
 def session_files(project: Path) -> dict[str, str]:
-    """SHA-256 of every file under sessions/ (the session file, its -wal and -shm, the specs)."""
+    """SHA-256 of every file under sessions/ (the session file, its -wal and -shm, the specs). Not
+    the writers' `-lock` file: it holds no data, only the count of turns asked for, which a refused
+    write moves on too (annotate/store/writers.py)."""
     import hashlib
 
     return {
         str(path.relative_to(project)): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted((project / "sessions").iterdir()) if path.is_file()
+        for path in sorted((project / "sessions").iterdir()) if path.is_file() and not path.name.endswith(".db-lock")
     }
