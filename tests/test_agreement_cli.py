@@ -264,3 +264,25 @@ def test_too_little_data_says_why_never_nan(tmp_path: Path) -> None:
     flat = " ".join(out.split())
     assert code == 0 and "nan" not in out.lower()
     assert "no interval: not enough data (n = 1 unit) to resample" in flat
+
+
+def test_only_the_coefficients_asked_for_are_computed_and_shown(tmp_path: Path) -> None:
+    path = str(write_long(tmp_path / "r.csv"))
+    full = run_json(path)
+    alpha = run_json(path, "--only", "alpha")
+    assert list(alpha) == ["krippendorff_alpha"]
+    assert alpha["krippendorff_alpha"]["estimate"] == full["krippendorff_alpha"]["estimate"]
+    pairs = run_json(path, "--only", "cohen,percent")
+    assert list(pairs) == ["percent_agreement", "cohen_kappa"]
+    assert [p["estimate"] for p in pairs["cohen_kappa"]] == [p["estimate"] for p in full["cohen_kappa"]]
+    code, out = run(path, "--only", "alpha")
+    assert code == 0 and "Krippendorff's alpha (nominal)" in out
+    assert "Fleiss" not in out and "Cohen's kappa" not in out
+
+
+def test_only_names_a_coefficient_it_does_not_know(tmp_path: Path) -> None:
+    path = str(write_long(tmp_path / "r.csv"))
+    code, out = run(path, "--only", "alpha,kappa")
+    assert code == 2 and "unknown coefficient 'kappa'; choose from alpha, fleiss, ac1, percent, cohen" in out
+    code, out = run(path, "--only", "alpha", "--level", "ranking")
+    assert code == 2 and "--only applies to labels" in out

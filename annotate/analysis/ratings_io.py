@@ -25,18 +25,16 @@ line (or JSON record) and the column.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from annotate.nesting import deep_line, nesting_error, too_deep
+from annotate.analysis.ratings_table import MISSING, RatingsFileError, Table, read_table
 
 __all__ = [
     "ALIASES",
@@ -53,9 +51,6 @@ __all__ = [
 
 LAYOUTS = ("long", "wide")
 
-MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", ".", "*"})
-"""Cell texts (lower-cased, stripped) that mean "no rating"."""
-
 ALIASES = {
     "unit": ("unit", "item", "item_id", "unit_id", "id"),
     "rater": ("rater", "annotator", "coder", "observer", "judge", "rater_id"),
@@ -64,152 +59,6 @@ ALIASES = {
 """Long layout: the column names (case-insensitive) each role is found under, first match wins."""
 
 _MAP_TARGETS = {"unit": "unit", "item": "unit", "rater": "rater", "label": "label"}
-
-_EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
-
-
-class RatingsFileError(ValueError):
-    """A ratings file that cannot be read; the message names the file, line and column."""
-
-
-@dataclass(frozen=True)
-class _Cell:
-    """One cell with where it came from, for error messages."""
-
-    text: str | None
-    where: str
-    """e.g. ``line 4, column 'bob'``."""
-
-
-@dataclass(frozen=True)
-class _Table:
-    header: tuple[str, ...]
-    rows: tuple[tuple[_Cell, ...], ...]
-    header_where: str
-
-
-def _text(value: Any) -> str | None:
-    """A cell value as text, or None when it means missing."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        text = "true" if value else "false"
-    elif isinstance(value, int):
-        text = str(value)
-    elif isinstance(value, float):
-        if not math.isfinite(value):
-            return None
-        text = str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
-    elif isinstance(value, str):
-        text = value.strip()
-    else:
-        text = json.dumps(value, ensure_ascii=False)
-    return None if text.lower() in MISSING else text
-
-
-def _read_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise RatingsFileError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise RatingsFileError(f"{path}: is a folder, not a ratings file") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise RatingsFileError(f"{path}: line {line}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
-
-
-def _delimited(path: Path, text: str, delimiter: str) -> _Table:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    header: tuple[str, ...] | None = None
-    rows: list[tuple[_Cell, ...]] = []
-    try:
-        for record in reader:
-            line = reader.line_num
-            if not any(cell.strip() for cell in record):
-                continue
-            if header is None:
-                header = tuple(cell.strip() for cell in record)
-                continue
-            if len(record) > len(header):
-                extra = record[len(header) :]
-                if any(cell.strip() for cell in extra):
-                    raise RatingsFileError(
-                        f"{path}: line {line}: {len(record)} cells but the header (line 1) has {len(header)} columns"
-                    )
-            cells = [
-                _Cell(_text(record[i]) if i < len(record) else None, f"line {line}, column {header[i]!r}")
-                for i in range(len(header))
-            ]
-            rows.append(tuple(cells))
-    except csv.Error as exc:
-        raise RatingsFileError(f"{path}: line {reader.line_num}: {exc}") from None
-    if header is None:
-        raise RatingsFileError(f"{path}: the file is empty (expected a header row)")
-    return _Table(header, tuple(rows), "line 1 (header)")
-
-
-def _loads(path: Path, text: str, first_line: int) -> Any:
-    """JSON text (starting on line `first_line` of the file), refused when nested too deeply."""
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        value = None
-    else:
-        if not too_deep(value):
-            return value
-    line = first_line - 1 + (deep_line(text) or 1)
-    raise RatingsFileError(f"{path}: line {line}: expected {nesting_error()}, found deeper nesting")
-
-
-def _records(path: Path, text: str, kind: str) -> _Table:
-    objects: list[tuple[str, Any]] = []
-    if kind == "jsonl":
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                objects.append((f"line {number}", _loads(path, line, number)))
-            except json.JSONDecodeError as exc:
-                raise RatingsFileError(f"{path}: line {number}, column {exc.colno}: not JSON: {exc.msg}") from None
-    else:
-        try:
-            data = _loads(path, text, 1)
-        except json.JSONDecodeError as exc:
-            raise RatingsFileError(f"{path}: line {exc.lineno}, column {exc.colno}: not JSON: {exc.msg}") from None
-        if not isinstance(data, list):
-            raise RatingsFileError(f"{path}: expected a JSON array of objects, found {type(data).__name__}")
-        objects = [(f"record {number}", obj) for number, obj in enumerate(data, start=1)]
-    header: list[str] = []
-    seen: set[str] = set()
-    for where, obj in objects:
-        if not isinstance(obj, dict):
-            raise RatingsFileError(f"{path}: {where}: expected a JSON object, found {type(obj).__name__}")
-        for key in obj:
-            if key not in seen:
-                seen.add(key)
-                header.append(key)
-    rows = tuple(
-        tuple(_Cell(_text(obj.get(key)), f"{where}, column {key!r}") for key in header) for where, obj in objects
-    )
-    if not objects:
-        raise RatingsFileError(f"{path}: the file holds no records")
-    return _Table(tuple(header), rows, "the keys")
-
-
-def _read_table(path: Path) -> _Table:
-    kind = _EXTENSIONS.get(path.suffix.lower())
-    if kind is None:
-        raise RatingsFileError(
-            f"{path}: unknown extension {path.suffix or '(none)'!r}; expected .csv, .tsv, .jsonl or .json"
-        )
-    text = _read_text(path)
-    if kind in ("csv", "tsv"):
-        return _delimited(path, text, "," if kind == "csv" else "\t")
-    return _records(path, text, kind)
-
 
 def parse_column_map(pairs: Sequence[str]) -> dict[str, str]:
     """``("unit=item_id", "rater=who")`` -> ``{"unit": "item_id", "rater": "who"}`` (``item=`` is ``unit=``).
@@ -232,7 +81,7 @@ def parse_column_map(pairs: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def _find_column(path: Path, table: _Table, role: str, columns: dict[str, str] | None = None) -> int:
+def _find_column(path: Path, table: Table, role: str, columns: dict[str, str] | None = None) -> int:
     found = ", ".join(repr(h) for h in table.header) or "none"
     if columns and role in columns:
         wanted = columns[role]
@@ -255,7 +104,28 @@ def _find_column(path: Path, table: _Table, role: str, columns: dict[str, str] |
     )
 
 
-def _long(path: Path, table: _Table, columns: dict[str, str] | None = None) -> list[tuple[str, str, str | None, str]]:
+@dataclass(frozen=True)
+class _Ratings:
+    """Every (unit, rater, label) cell of a file in reading order, label None when missing, and where
+    each label is (computed only for the labels kept)."""
+
+    unit: np.ndarray
+    rater: np.ndarray
+    label: np.ndarray
+    where: Any
+    """``where(positions)``: the places of those cells, e.g. ``"line 4, column 'bob'"``."""
+
+
+def _first_empty(path: Path, table: Table, checks: Sequence[tuple[int, str]]) -> None:
+    """Refuse the first row (in file order) whose id column in `checks` is empty, naming it."""
+    rows = [(np.flatnonzero(pd.isna(table.columns[c])), c, what) for c, what in checks]
+    found = [(hits[0], k, c, what) for k, (hits, c, what) in enumerate(rows) if hits.size]
+    if found:
+        row, _, c, what = min(found)
+        raise RatingsFileError(f"{path}: {table.where(int(row), c)}: {what} is empty")
+
+
+def _long(path: Path, table: Table, columns: dict[str, str] | None = None) -> _Ratings:
     cols = [_find_column(path, table, role, columns) for role in ("unit", "rater", "label")]
     if len(set(cols)) < 3:
         raise RatingsFileError(
@@ -263,18 +133,13 @@ def _long(path: Path, table: _Table, columns: dict[str, str] | None = None) -> l
             + ", ".join(f"{role} = {table.header[c]!r}" for role, c in zip(("unit", "rater", "label"), cols,
                                                                             strict=True))
         )
-    out = []
-    for row in table.rows:
-        unit, rater, label = (row[c] for c in cols)
-        if unit.text is None:
-            raise RatingsFileError(f"{path}: {unit.where}: the unit id is empty")
-        if rater.text is None:
-            raise RatingsFileError(f"{path}: {rater.where}: the rater is empty")
-        out.append((unit.text, rater.text, label.text, label.where))
-    return out
+    unit, rater, label = cols
+    _first_empty(path, table, [(unit, "the unit id"), (rater, "the rater")])
+    return _Ratings(table.columns[unit], table.columns[rater], table.columns[label],
+                    lambda positions: table.wheres(positions, label))
 
 
-def _wide(path: Path, table: _Table, raters_as_rows: bool) -> list[tuple[str, str, str | None, str]]:
+def _wide(path: Path, table: Table, raters_as_rows: bool) -> _Ratings:
     what_row, what_col = ("rater", "unit") if raters_as_rows else ("unit", "rater")
     if len(table.header) < 2:
         raise RatingsFileError(
@@ -288,15 +153,20 @@ def _wide(path: Path, table: _Table, raters_as_rows: bool) -> list[tuple[str, st
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise RatingsFileError(f"{path}: {table.header_where}: {what_col} {dupes[0]!r} heads more than one column")
-    out = []
-    for row in table.rows:
-        key = row[0]
-        if key.text is None:
-            raise RatingsFileError(f"{path}: {key.where}: the {what_row} id is empty")
-        for name, cell in zip(names, row[1:], strict=True):
-            unit, rater = (name, key.text) if raters_as_rows else (key.text, name)
-            out.append((unit, rater, cell.text, cell.where))
-    return out
+    _first_empty(path, table, [(0, f"the {what_row} id")])
+    n = len(names)
+    keys = np.repeat(table.columns[0], n)  # row by row, as the file reads
+    heads = np.tile(np.array(names, dtype=object), len(table.rows))
+    labels = np.stack(table.columns[1:], axis=1).ravel() if len(table.rows) else np.array([], dtype=object)
+    columns = [f", column {name!r}" for name in names]
+
+    def where(positions: np.ndarray) -> np.ndarray:
+        places = table.rows[positions // n]
+        return np.array([place + columns[k] for place, k in zip(places.tolist(), (positions % n).tolist(),
+                                                                 strict=True)], dtype=object)
+
+    unit, rater = (heads, keys) if raters_as_rows else (keys, heads)
+    return _Ratings(unit, rater, labels, where)
 
 
 def read_ratings(
@@ -326,23 +196,24 @@ def read_ratings(
     if columns and layout != "long":
         raise RatingsFileError("--map names the columns of the long layout; the wide layout takes the unit ids "
                                "from its first column")
-    table = _read_table(path)
-    rows = _long(path, table, columns) if layout == "long" else _wide(path, table, raters_as_rows)
-    seen: dict[tuple[str, str], str] = {}
-    kept = []
-    for unit, rater, label, where in rows:
-        if label is None:
-            continue
-        first = seen.setdefault((unit, rater), where)
-        if first != where:
-            raise RatingsFileError(
-                f"{path}: {where}: rater {rater!r} already rated unit {unit!r} ({first}); keep one rating per unit "
-                "and rater"
-            )
-        kept.append((unit, rater, label, where))
-    if not kept:
+    table = read_table(path)
+    cells = _long(path, table, columns) if layout == "long" else _wide(path, table, raters_as_rows)
+    kept = np.flatnonzero(pd.notna(cells.label))
+    if not kept.size:
         raise RatingsFileError(f"{path}: no ratings found (every label cell is empty)")
-    return pd.DataFrame(kept, columns=["unit", "rater", "label", "where"])
+    frame = pd.DataFrame({"unit": cells.unit[kept], "rater": cells.rater[kept], "label": cells.label[kept]})
+    again = frame.duplicated(["unit", "rater"]).to_numpy()
+    if again.any():
+        second = int(np.flatnonzero(again)[0])
+        unit, rater = frame.iloc[second]["unit"], frame.iloc[second]["rater"]
+        first = int(np.flatnonzero((frame["unit"] == unit).to_numpy() & (frame["rater"] == rater).to_numpy())[0])
+        here, there = cells.where(kept[[second, first]])
+        raise RatingsFileError(
+            f"{path}: {here}: rater {rater!r} already rated unit {unit!r} ({there}); keep one rating per unit "
+            "and rater"
+        )
+    frame["where"] = cells.where(kept)
+    return frame
 
 
 @dataclass(frozen=True)
@@ -452,11 +323,13 @@ def agreement_from_file(
     n_boot: int = 1000,
     seed: int | None = 0,
     columns: dict[str, str] | None = None,
+    coefficients: Sequence[str] | None = None,
 ) -> FileAgreement:
     """Read a ratings file and compute its agreement table (`agreement_table`) at ``level``.
 
-    columns: the long layout's column names (`read_ratings`).  With fewer than two units rated by
-    two or more raters, no interval can be computed (they are null) and ``warnings`` says so.
+    columns: the long layout's column names (`read_ratings`); coefficients: compute only these
+    (`annotate.analysis.agreement.table.COEFFICIENTS`; default all).  With fewer than two units
+    rated by two or more raters, no interval can be computed (they are null) and ``warnings`` says so.
     """
     from annotate.analysis.agreement import agreement_table, ratings_matrix
     from annotate.analysis.bootstrap import MIN_UNITS_FOR_INTERVAL
@@ -467,9 +340,10 @@ def agreement_from_file(
     matrix, units, raters, categories = ratings_matrix(prepared.ratings, order=prepared.order)
     if len(raters) < 2:
         raise RatingsFileError(f"{path}: only one rater ({raters[0]!r}); agreement needs at least two")
-    table = agreement_table(matrix, level, categories, [str(r) for r in raters], n_boot=n_boot, seed=seed)
+    table = agreement_table(matrix, level, categories, [str(r) for r in raters], n_boot=n_boot, seed=seed,
+                            **({"coefficients": coefficients} if coefficients else {}))
     warnings = []
-    pairable = table.krippendorff_alpha.n_units
+    pairable = int(((~np.isnan(matrix)).sum(axis=1) >= 2).sum())  # units with two ratings or more
     if pairable < MIN_UNITS_FOR_INTERVAL:
         warnings.append(
             f"{path}: only {plural(pairable, 'unit')} rated by two or more raters: too few to resample, so no "

@@ -31,11 +31,14 @@ from annotate.cli.group import main
 @click.option("--map", "field_map", multiple=True, metavar="TARGET=COL",
               help="Long layout: which column holds the unit, rater or label when its name is not one the reader"
                    " knows: unit=COL, rater=COL, label=COL (as in labels import --map). Repeatable.")
+@click.option("--only", default=None, metavar="C1,C2,...",
+              help="Compute and show only these coefficients: alpha, fleiss, ac1, percent, cohen (comma-separated;"
+                   " default: all). Not with --level ranking.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object (keys in docs/reports.md, 'annotate agreement FILE').")
 @domain_errors
 def agreement(file: Path, layout: str, raters_as_rows: bool, level: str, order: str | None, n_boot: int,
-              seed: int, field_map: tuple[str, ...], as_json: bool) -> None:
+              seed: int, field_map: tuple[str, ...], only: str | None, as_json: bool) -> None:
     """Agreement between raters in a ratings file (CSV, TSV, JSONL or JSON); no session needed.
 
     Shows Krippendorff's alpha (with its reliability reading), Fleiss' kappa, Gwet's AC1, percent
@@ -56,9 +59,12 @@ def agreement(file: Path, layout: str, raters_as_rows: bool, level: str, order: 
     from annotate.analysis.ratings_io import agreement_from_file, parse_column_map
     from annotate.report.build import file_agreement_report
 
+    coefficients = _coefficients(only)
     if level == "ranking":
         if order is not None:
             raise click.UsageError("--order applies to --level nominal or ordinal, not ranking")
+        if coefficients is not None:
+            raise click.UsageError("--only applies to labels; --level ranking gives Kendall's W and alpha on the ranks")
         _ranking_agreement(file, layout, raters_as_rows, n_boot, seed, field_map, as_json)
         return
     labels = None if order is None else [o for o in order.split(",") if o.strip()]
@@ -66,7 +72,7 @@ def agreement(file: Path, layout: str, raters_as_rows: bool, level: str, order: 
         raise click.UsageError(f"--order applies to --level nominal or ordinal, not {level}")
     columns = parse_column_map(field_map) if field_map else None
     result = agreement_from_file(file, layout, level, raters_as_rows, labels, n_boot=n_boot, seed=seed,
-                                 columns=columns)
+                                 columns=columns, coefficients=coefficients)
     if as_json:  # the text report shows the warnings itself; the JSON object has exactly its documented keys
         from annotate.safe_text import one_line
 
@@ -74,6 +80,22 @@ def agreement(file: Path, layout: str, raters_as_rows: bool, level: str, order: 
             echo(f"warning: {one_line(warning)}", err=True)
     report = file_agreement_report(file, result, n_boot, seed)
     _print_report(report, "json" if as_json else "text")
+
+
+def _coefficients(only: str | None) -> list[str] | None:
+    """`--only alpha,cohen` as a list of coefficient names (None: all), or a usage error naming the bad one."""
+    if only is None:
+        return None
+    from annotate.analysis.agreement.table import COEFFICIENTS
+
+    names = [name.strip().lower() for name in only.split(",") if name.strip()]
+    for name in names:
+        if name not in COEFFICIENTS:
+            raise click.UsageError(f"--only {only}: unknown coefficient {name!r};"
+                                   f" choose from {', '.join(COEFFICIENTS)}")
+    if not names:
+        raise click.UsageError(f"--only: name at least one of {', '.join(COEFFICIENTS)}")
+    return names
 
 
 def _ranking_agreement(file: Path, layout: str, raters_as_rows: bool, n_boot: int, seed: int,

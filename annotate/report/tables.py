@@ -5,6 +5,7 @@ Each function takes results already computed and lays them out; none computes a 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from annotate.analysis.agreement import AgreementTable, interpret_alpha
@@ -98,14 +99,15 @@ COEFFICIENT_COLUMNS = (
 def coefficient_rows(table: AgreementTable) -> tuple[tuple[Any, ...], ...]:
     """One row per multi-rater coefficient: name, estimate, CI, units, raters, pairable values, reading."""
     named = (
-        (f"Krippendorff's alpha ({table.level})", table.krippendorff_alpha, reading(table.krippendorff_alpha)),
+        (f"Krippendorff's alpha ({table.level})", table.krippendorff_alpha,
+         None if table.krippendorff_alpha is None else reading(table.krippendorff_alpha)),
         ("Fleiss' kappa", table.fleiss_kappa, None),
         ("Gwet's AC1", table.gwet_ac1, None),
         ("percent agreement", table.percent_agreement, None),
     )
     return tuple(
         (name, estimate_cell(e), interval_cell(e), e.n_units, e.n_raters, e.n_pairable, read)
-        for name, e, read in named
+        for name, e, read in named if e is not None
     )
 
 
@@ -125,11 +127,16 @@ def agreement_tables(
     notes = ((ALPHA_NOTE,) if alpha_note else ()) + (ci_note.format(n_boot=n_boot, seed=seed),)
     named = [(f"Krippendorff's alpha ({table.level})", table.krippendorff_alpha), ("Fleiss' kappa", table.fleiss_kappa),
              ("Gwet's AC1", table.gwet_ac1), ("percent agreement", table.percent_agreement)]
+    named = [(name, e) for name, e in named if e is not None]  # not asked for (`annotate agreement --only`)
     notes += tuple(undefined_notes(named, n_boot))
+    if table.krippendorff_alpha is None:
+        notes = tuple(note for note in notes if note != ALPHA_NOTE)
     coefficients = Table(key, title, COEFFICIENT_COLUMNS, coefficient_rows(table), notes)
     kappas = pair_table(table, f"{key}_cohen", pairs_title or f"{title}: Cohen's kappa per rater pair", max_pairs,
                         n_pairs_sharing, n_boot=n_boot)
-    return (coefficients, kappas)
+    if not named:  # the pairs alone: they say how their intervals were made
+        kappas = replace(kappas, notes=(*kappas.notes, ci_note.format(n_boot=n_boot, seed=seed)))
+    return tuple(t for t, wanted in ((coefficients, bool(named)), (kappas, "cohen" in table.asked)) if wanted)
 
 
 def pair_table(
@@ -185,7 +192,8 @@ def agreement_json(table: AgreementTable) -> dict[str, Any]:
     ``{"estimate", "ci": [lo, hi], "n_units", "n_raters", "n_pairable"}``) and ``cohen_kappa`` (a list
     of ``{"raters": [a, b], "estimate", "ci", "weighted_linear", "weighted_linear_ci",
     "weighted_quadratic", "weighted_quadratic_ci", "n_units"}``); the level is what was asked for.
+    Only the keys of the coefficients asked for (`annotate agreement --only`).
     """
     full = table.to_json()
     return {key: full[key] for key in ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement",
-                                       "cohen_kappa")}
+                                       "cohen_kappa") if key in full}

@@ -20,6 +20,12 @@ from annotate.analysis.estimate import Estimate, json_number
 
 Reliability = Literal["reliable", "tentative", "unreliable"]
 
+COEFFICIENTS = ("alpha", "fleiss", "ac1", "percent", "cohen")
+"""What an agreement table can hold (`annotate agreement --only`): Krippendorff's alpha, Fleiss'
+kappa, Gwet's AC1, percent agreement and Cohen's kappa per pair of raters."""
+_KEYS = {"alpha": "krippendorff_alpha", "fleiss": "fleiss_kappa", "ac1": "gwet_ac1", "percent": "percent_agreement",
+         "cohen": "cohen_kappa"}
+
 
 def _ci_json(e: Estimate | None) -> list[float | None] | None:
     return None if e is None else [json_number(e.ci_low), json_number(e.ci_high)]
@@ -69,25 +75,29 @@ class AgreementTable:
         krippendorff_alpha, fleiss_kappa, gwet_ac1, percent_agreement: see the functions of the
             same names.
         cohen_kappa: one `PairKappa` per pair of raters who rated at least one unit in common.
+        asked: the coefficients computed (`COEFFICIENTS`); the others are None (no pairs for cohen).
     """
 
     level: Level
-    krippendorff_alpha: Estimate
-    fleiss_kappa: Estimate
-    gwet_ac1: Estimate
-    percent_agreement: Estimate
+    krippendorff_alpha: Estimate | None
+    fleiss_kappa: Estimate | None
+    gwet_ac1: Estimate | None
+    percent_agreement: Estimate | None
     cohen_kappa: tuple[PairKappa, ...]
+    asked: tuple[str, ...] = COEFFICIENTS
 
     def to_json(self) -> dict[str, Any]:
-        """``{"level", "krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "cohen_kappa"}``."""
-        return {
-            "level": self.level,
-            "krippendorff_alpha": self.krippendorff_alpha.to_json(),
-            "fleiss_kappa": self.fleiss_kappa.to_json(),
-            "gwet_ac1": self.gwet_ac1.to_json(),
-            "percent_agreement": self.percent_agreement.to_json(),
-            "cohen_kappa": [pair.to_json() for pair in self.cohen_kappa],
-        }
+        """``{"level", "krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "cohen_kappa"}``,
+        without the keys of coefficients not asked for."""
+        values = {"krippendorff_alpha": self.krippendorff_alpha, "fleiss_kappa": self.fleiss_kappa,
+                  "gwet_ac1": self.gwet_ac1, "percent_agreement": self.percent_agreement}
+        out: dict[str, Any] = {"level": self.level}
+        for name in COEFFICIENTS:
+            key = _KEYS[name]
+            if name in self.asked:
+                out[key] = ([pair.to_json() for pair in self.cohen_kappa] if name == "cohen"
+                            else values[key].to_json())  # type: ignore[union-attr]
+        return out
 
 
 def agreement_table(
@@ -97,8 +107,10 @@ def agreement_table(
     rater_ids: Sequence[Hashable],
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | None = 0,
+    coefficients: Sequence[str] = COEFFICIENTS,
 ) -> AgreementTable:
-    """Krippendorff's alpha, Fleiss' kappa, Gwet's AC1, percent agreement and pairwise Cohen's kappa.
+    """Krippendorff's alpha, Fleiss' kappa, Gwet's AC1, percent agreement and pairwise Cohen's kappa,
+    or only the `coefficients` named (the others are not computed).
 
     matrix: ``(n_units, n_raters)``, NaN for missing, as returned by `ratings_matrix`;
     rater_ids: one id per column.  Weighted Cohen's kappas are computed at the ordinal level (on
@@ -112,7 +124,7 @@ def agreement_table(
     if matrix.ndim != 2 or len(rater_ids) != matrix.shape[1]:
         raise ValueError(f"need one rater id per column: {len(rater_ids)} ids for shape {matrix.shape}")
     pairs = [(a, b) for a, b in combinations(range(matrix.shape[1]), 2)]
-    return pairs_table(matrix, level, categories, rater_ids, pairs, n_boot=n_boot, seed=seed)
+    return pairs_table(matrix, level, categories, rater_ids, pairs, n_boot=n_boot, seed=seed, coefficients=coefficients)
 
 
 def pairs_table(
@@ -124,6 +136,7 @@ def pairs_table(
     *,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | None = 0,
+    coefficients: Sequence[str] = COEFFICIENTS,
 ) -> AgreementTable:
     """`agreement_table` with Cohen's kappa for the given column pairs only (in that order; pairs
     that rated no unit in common are left out).  Every coefficient and pair is computed on one
@@ -132,18 +145,27 @@ def pairs_table(
     idx, domain = _encode(matrix, categories)
     scores = _pair_scores(level, domain, categories)
     kinds: tuple[KappaWeights, ...] = ("unweighted",) if level == "nominal" else ("unweighted", "linear", "quadratic")
-    shared = [(a, b) for a, b in pairs if ((idx[:, a] >= 0) & (idx[:, b] >= 0)).any()]
-    parts = [_count_part(idx, domain.size), _alpha_part(idx, domain, level)]
+    unknown = sorted(set(coefficients) - set(COEFFICIENTS))
+    if unknown or not coefficients:
+        raise ValueError(f"coefficients must be some of {', '.join(COEFFICIENTS)}, got {list(coefficients)}")
+    asked = tuple(name for name in COEFFICIENTS if name in coefficients)
+    counted = bool({"fleiss", "ac1", "percent"} & set(asked))
+    shared = [(a, b) for a, b in pairs if ((idx[:, a] >= 0) & (idx[:, b] >= 0)).any()] if "cohen" in asked else []
+    parts = ([_count_part(idx, domain.size)] if counted else []) + (
+        [_alpha_part(idx, domain, level)] if "alpha" in asked else [])
     parts += [_cohen_part(idx, a, b, scores, kinds) for a, b in shared]
-    family, alpha, *kappas = _on_rows(idx.shape[0], parts, n_boot, seed)
+    found = _on_rows(idx.shape[0], parts, n_boot, seed) if parts else []
+    family = found.pop(0) if counted else {}
+    alpha = found.pop(0) if "alpha" in asked else {}
     return AgreementTable(
         level=level,
-        krippendorff_alpha=alpha["value"],
-        fleiss_kappa=family["fleiss"],
-        gwet_ac1=family["gwet"],
-        percent_agreement=family["percent"],
+        krippendorff_alpha=alpha.get("value"),
+        fleiss_kappa=family.get("fleiss") if "fleiss" in asked else None,
+        gwet_ac1=family.get("gwet") if "ac1" in asked else None,
+        percent_agreement=family.get("percent") if "percent" in asked else None,
         cohen_kappa=tuple(PairKappa((rater_ids[a], rater_ids[b]), k["unweighted"], k.get("linear"), k.get("quadratic"))
-                          for (a, b), k in zip(shared, kappas, strict=True)),
+                          for (a, b), k in zip(shared, found, strict=True)),
+        asked=asked,
     )
 
 
