@@ -268,7 +268,8 @@ def prepare_labels(
                 f"{prefix}{where.iloc[i]}: label {labels.iloc[i]!r} is not in --order ({', '.join(order)})"
             )
         return PreparedRatings(base.assign(label=labels.to_numpy()), order)
-    numbers = labels.map(_number)
+    distinct = labels.unique()  # a few labels, many ratings: parse each label once
+    numbers = labels.map(dict(zip(distinct, map(_number, distinct), strict=True)))
     bad = numbers.isna()
     if level == "nominal":
         if bad.any():
