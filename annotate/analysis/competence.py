@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from annotate.analysis.bootstrap import estimate_from_features, safe_ratio
+from annotate.analysis.cell_ratios import cell_ratios
 from annotate.analysis.estimate import json_number
 from annotate.analysis.quality import FAST_MS
 from annotate.analysis.reasons import not_enough
@@ -102,20 +102,6 @@ def rest_agreement_per_vote(votes: pd.DataFrame) -> pd.Series:
     return pd.Series(out, index=votes.index)
 
 
-def _measure(values: np.ndarray, items: np.ndarray, what: str, n_boot: int, seed: int | None) -> Measure:
-    """Mean of per-answer ``values`` with an interval resampling ``items`` (each with its answers)."""
-    keep = ~np.isnan(values)
-    values, items = values[keep], items[keep]
-    if values.size == 0:
-        return Measure(0.0, 0, float("nan"), float("nan"), float("nan"), 0, not_enough(0, "answers", what))
-    codes, _ = pd.factorize(pd.Series(items, dtype=object))
-    k_i = np.bincount(codes, values)
-    n_i = np.bincount(codes).astype(np.float64)
-    est = estimate_from_features(np.column_stack([k_i, n_i]), lambda s: safe_ratio(s[:, 0], s[:, 1]), n_boot=n_boot,
-                                 seed=seed, n_units=int(k_i.size), n_raters=0, n_pairable=int(values.size))
-    return Measure(float(values.sum()), int(values.size), est.estimate, est.ci_low, est.ci_high, int(k_i.size))
-
-
 def competence_over_time(
     votes: pd.DataFrame, *, block: int = BLOCK, fast_ms: int = FAST_MS, n_boot: int = 0, seed: int | None = 0,
 ) -> tuple[CompetenceCell, ...]:
@@ -148,13 +134,54 @@ def competence_over_time(
     whys = {"gold": "no gold item", "attention_failures": "no attention check",
             "fast": "no answer with a time", "rest": "no one else on its items"}
     columns = {"gold": "_gold", "attention_failures": "_fail", "fast": "_fast", "rest": "_rest"}
+    blocks, raters, whole, own = _cells(v)
+    n_cells = int(max(whole.max(), own.max())) + 1
+    n_answers = np.bincount(np.concatenate([whole, own]), minlength=n_cells)
+    item_codes = pd.factorize(pd.Series(v["item"].to_numpy(dtype=object)))[0]
+    measures = {m: _measures(v[columns[m]].to_numpy(np.float64), item_codes, whole, own, n_cells, whys[m], n_boot,
+                             seed) for m in MEASURES}
     cells = []
-    for b, in_block in v.groupby("_block", sort=True):
-        groups = [(None, in_block), *in_block.groupby("rater", sort=True)]
-        for rater, part in groups:
-            items = part["item"].to_numpy(dtype=object)
-            measures = {m: _measure(part[columns[m]].to_numpy(np.float64), items, whys[m], n_boot, seed)
-                        for m in MEASURES}
-            cells.append(CompetenceCell(rater, int(b) + 1, int(b) * block + 1, (int(b) + 1) * block, len(part),
-                                        **measures))
+    for c in range(n_cells):
+        b = int(blocks[c])
+        cells.append(CompetenceCell(raters[c], b + 1, b * block + 1, (b + 1) * block, int(n_answers[c]),
+                                    **{m: measures[m][c] for m in MEASURES}))
     return tuple(cells)
+
+
+def _cells(v: pd.DataFrame) -> tuple[np.ndarray, list[Any], np.ndarray, np.ndarray]:
+    """The cells in report order (blocks in queue order; in each, all annotators, then each annotator in
+    sorted order): each cell's block and rater (None: all), and each answer's two cells (all, its own)."""
+    block_codes, block_values = pd.factorize(v["_block"], sort=True)
+    rater_codes, rater_values = pd.factorize(v["rater"], sort=True)
+    width = len(rater_values) + 1
+    whole_key = block_codes.astype(np.int64) * width
+    own_key = whole_key + rater_codes + 1
+    keys = np.unique(np.concatenate([whole_key, own_key]))
+    raters = [None if key % width == 0 else rater_values[key % width - 1] for key in keys.tolist()]
+    blocks = np.asarray(block_values, dtype=np.int64)[keys // width]
+    return blocks, raters, np.searchsorted(keys, whole_key), np.searchsorted(keys, own_key)
+
+
+def _measures(values: np.ndarray, items: np.ndarray, whole: np.ndarray, own: np.ndarray, n_cells: int, what: str,
+              n_boot: int, seed: int | None) -> list[Measure]:
+    """One measure in every cell: the mean of the answers' ``values`` (NaN: not counted) with an interval
+    resampling the cell's items, each with its answers in the cell (`cell_ratios`)."""
+    keep = np.flatnonzero(~np.isnan(values))
+    cell = np.concatenate([whole[keep], own[keep]])
+    order = np.argsort(cell, kind="stable")  # by cell, each cell's answers in the votes' order
+    cell, item, value = cell[order], np.concatenate([items[keep]] * 2)[order], np.concatenate([values[keep]] * 2)[order]
+    units, first, unit = np.unique(cell * (int(items.max(initial=0)) + 1) + item, return_index=True,
+                                   return_inverse=True)
+    rank = np.empty(units.size, dtype=np.int64)  # a cell's items in the order they first appear in it
+    rank[np.argsort(first, kind="stable")] = np.arange(units.size)
+    unit = rank[unit.ravel()]
+    k_i = np.bincount(unit, value, minlength=units.size)
+    n_i = np.bincount(unit, minlength=units.size).astype(np.float64)
+    unit_cell = np.empty(units.size, dtype=np.int64)
+    unit_cell[unit] = cell
+    ratios = cell_ratios(unit_cell, k_i, n_i, n_cells, n_boot=n_boot, seed=seed)
+    k = np.bincount(cell, value, minlength=n_cells)
+    n = np.bincount(cell, minlength=n_cells)
+    empty = Measure(0.0, 0, float("nan"), float("nan"), float("nan"), 0, not_enough(0, "answers", what))
+    return [Measure(float(k[c]), int(n[c]), float(ratios.share[c]), float(ratios.ci_low[c]), float(ratios.ci_high[c]),
+                    int(ratios.n_units[c])) if n[c] else empty for c in range(n_cells)]

@@ -99,6 +99,16 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
     return votes.reindex(columns=list(VOTE_COLUMNS)).reset_index(drop=True)
 
 
+def judgment_positions(store: Store) -> pd.Series:
+    """Queue position (0-based place of its assignment in the annotator's queue) of every current
+    judgment that is not a skip, indexed by judgment id."""
+    frame = store.frame(
+        "SELECT j.id AS judgment_id, a.position FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
+        " WHERE j.superseded_by IS NULL AND j.skip_reason IS NULL ORDER BY j.id"
+    )
+    return frame.set_index("judgment_id")["position"]
+
+
 RESPONSE_COLUMNS = ("item", "slot", "model", "chars")
 
 

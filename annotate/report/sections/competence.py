@@ -34,12 +34,6 @@ MEASURES = (
 )
 
 
-def _positions(store: Store) -> dict[int, int]:
-    """Judgment id -> the 0-based position of its assignment in the annotator's queue."""
-    return {judgment.id: assignment.position for assignment, judgment in store.current_votes()
-            if judgment.id is not None}
-
-
 def _dawid_skene_tables(ctx: Context, humans: pd.DataFrame, payload: dict[str, Any]) -> list[Table]:
     from annotate.analysis.dawid_skene import dawid_skene, flag_rule
 
@@ -123,6 +117,7 @@ def competence_section(ctx: Context, store: Store) -> tuple[Section, dict[str, A
     from annotate.analysis.competence import BLOCK, competence_over_time
     from annotate.analysis.quality import FAST_MS
     from annotate.report.context import LLM_COHORTS
+    from annotate.store.frames import judgment_positions
 
     payload: dict[str, Any] = {"dawid_skene": None, "over_time": {"block": BLOCK, "fast_ms": FAST_MS, "cells": []}}
     if ctx.spec.kind == "rubric":
@@ -137,7 +132,7 @@ def competence_section(ctx: Context, store: Store) -> tuple[Section, dict[str, A
         reason = (payload["dawid_skene"] or {}).get("reason") or "not enough data (n = 0 items: no human vote)"
         notes.append(f"Dawid-Skene: {reason}.")
     judged = ctx.votes.loc[(ctx.votes["source"] == "judgment") & ~ctx.votes["cohort"].isin(LLM_COHORTS)]
-    judged = judged.assign(position=judged["judgment_id"].map(_positions(store)))
+    judged = judged.assign(position=judged["judgment_id"].map(judgment_positions(store)))
     cells = competence_over_time(judged, block=BLOCK, fast_ms=FAST_MS, n_boot=ctx.n_boot, seed=ctx.seed)
     payload["over_time"]["cells"] = [c.to_json() for c in cells]
     if cells:
