@@ -68,10 +68,78 @@ def count_features(text: str) -> tuple[int, int, int, int]:
             len(_BOLD.findall(prose)))
 
 
+_BATCH_CHARS = 1 << 23
+"""Characters counted at once by `features_of_texts` (its code points take 4 bytes each)."""
+
+
 def features_of_texts(texts: Iterable[str]) -> np.ndarray:
-    """Counts of many texts, shape ``(n, len(FEATURES))``, int64."""
-    rows = [count_features(t) for t in texts]
-    return np.array(rows, dtype=np.int64).reshape(-1, len(FEATURES))
+    """Counts of many texts, shape ``(n, len(FEATURES))``, int64: `count_features` of each, counted a
+    batch of texts at a time (tokens from character classes in numpy, each markdown pattern in one
+    scan of the batch's prose joined by line breaks, which no pattern crosses)."""
+    texts = list(texts)
+    out = np.zeros((len(texts), len(FEATURES)), dtype=np.int64)
+    begin = 0
+    while begin < len(texts):
+        end, chars = begin, 0
+        while end < len(texts) and (end == begin or chars + len(texts[end]) <= _BATCH_CHARS):
+            chars += len(texts[end]) + 1
+            end += 1
+        batch = texts[begin:end]
+        out[begin:end, 0] = _token_counts(batch)
+        prose = [_FENCE.sub("", t) if "```" in t else t for t in batch]  # a fence needs its backticks
+        out[begin:end, 1:] = _match_counts(prose, (_HEADER_AFTER_BREAK, _LIST_ITEM_AFTER_BREAK, _BOLD))
+        begin = end
+    return out
+
+
+_HEADER_AFTER_BREAK = re.compile(r"\n#{1,6}[ \t]")
+_LIST_ITEM_AFTER_BREAK = re.compile(r"\n[ \t]*(?:[-*+]|\d+\.)[ \t]")
+"""`_HEADER` and `_LIST_ITEM` as a line break and what follows it: in texts joined by line breaks after
+a leading one (`_joined`), every line starts after a break, and the engine finds the break by a fast
+search where it tries ``^`` at every position."""
+
+
+def _joined(texts: Sequence[str]) -> tuple[str, np.ndarray]:
+    """A line break and the texts joined by line breaks, and where each text's break is in it."""
+    lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
+    return "\n" + "\n".join(texts), np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+
+
+def _match_counts(texts: Sequence[str], patterns: Sequence[re.Pattern[str]]) -> np.ndarray:
+    """``(n, len(patterns))``: matches of each pattern in each text (patterns that never match a line break)."""
+    joined, starts = _joined(texts)
+    out = np.zeros((len(texts), len(patterns)), dtype=np.int64)
+    for column, pattern in enumerate(patterns):
+        at = np.fromiter((m.start() for m in pattern.finditer(joined)), dtype=np.int64)
+        out[:, column] = np.bincount(np.searchsorted(starts, at, side="right") - 1, minlength=len(texts))
+    return out
+
+
+_ASCII_CLASSES = np.array([1 if re.match(r"\w", chr(c)) else 2 if re.match(r"\s", chr(c)) else 0 for c in range(128)],
+                          dtype=np.int8)
+"""Per ASCII code point: 1 a word character (regex ``\\w``), 2 white space (``\\s``), 0 any other."""
+
+
+def _token_counts(texts: Sequence[str]) -> np.ndarray:
+    """`count_tokens` of each text: runs of word characters plus runs of one repeated other non-space
+    character, found as the positions where such a run starts (classes as the regex engine has them)."""
+    joined, starts = _joined(texts)
+    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    classes = np.zeros(codes.size, dtype=np.int8)
+    ascii_ = codes < 128
+    classes[ascii_] = _ASCII_CLASSES[codes[ascii_]]
+    if not ascii_.all():
+        wide = ~ascii_
+        distinct, where = np.unique(codes[wide], return_inverse=True)
+        classes[wide] = np.array([1 if re.match(r"\w", chr(c)) else 2 if re.match(r"\s", chr(c)) else 0
+                                  for c in distinct.tolist()], dtype=np.int8)[where.ravel()]
+    word, other = classes == 1, classes == 0
+    begins = np.empty(codes.size, dtype=bool)
+    if codes.size:
+        begins[0] = word[0] or other[0]
+        begins[1:] = (word[1:] & ~word[:-1]) | (other[1:] & (codes[1:] != codes[:-1]))
+    at = np.flatnonzero(begins)
+    return np.bincount(np.searchsorted(starts, at, side="right") - 1, minlength=len(texts))
 
 
 def normalised_difference(counts_a: Sequence[Sequence[float]] | np.ndarray,

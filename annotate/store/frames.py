@@ -7,6 +7,7 @@ frames of the same shape.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from annotate.model import slot_to_side
@@ -107,6 +108,25 @@ def judgment_positions(store: Store) -> pd.Series:
         " WHERE j.superseded_by IS NULL AND j.skip_reason IS NULL ORDER BY j.id"
     )
     return frame.set_index("judgment_id")["position"]
+
+
+def pairwise_texts(store: Store, batch: int = 2000) -> Iterator[tuple[list[str], list[str], list[str]]]:
+    """Pairwise items with a response in slots A and B, a batch at a time: their ids, and slot A's and
+    slot B's text as the style features count it (the slot's own earlier assistant turns, then its answer,
+    joined by blank lines). Only the responses are decoded, in item order."""
+    cursor = store.db.conn.execute("SELECT id, responses FROM items WHERE kind = 'pairwise' ORDER BY rowid")
+    while rows := cursor.fetchmany(batch):
+        ids, texts_a, texts_b = [], [], []
+        for item_id, responses in rows:
+            slots = {r["slot"]: r for r in json.loads(responses)}
+            if "A" not in slots or "B" not in slots:
+                continue
+            ids.append(item_id)
+            for slot, texts in (("A", texts_a), ("B", texts_b)):
+                response = slots[slot]
+                turns = [m["content"] for m in response.get("history", ()) if m["role"] == "assistant"]
+                texts.append("\n\n".join([*turns, response["text"]]))
+        yield ids, texts_a, texts_b
 
 
 RESPONSE_COLUMNS = ("item", "slot", "model", "chars")

@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from annotate.analysis import style
 from annotate.analysis.ranking import rank_models
-from annotate.analysis.style import count_features, count_tokens, normalised_difference
+from annotate.analysis.style import count_features, count_tokens, features_of_texts, normalised_difference
 from annotate.analysis.style_control import (
     fit_style_control,
     style_control,
@@ -30,6 +31,24 @@ def test_tokens_and_markdown_counted_by_hand() -> None:
     fenced = "Intro\n```python\n# a comment, not a header\n- not a list\n**not bold**\n```\n- real item"
     assert count_features(fenced)[1:] == (0, 1, 0)
     assert count_features("")[0] == 0
+
+
+@pytest.mark.parametrize("batch_chars", [1, 40, 1 << 23])
+def test_counts_of_many_texts_at_once_equal_the_counts_of_each(batch_chars: int, monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    """The batched count (character classes in numpy, patterns over joined texts) gives each text's own
+    counts: texts that start or end with a header, list item or bold span, lone surrogates, NUL,
+    combining marks and non-Latin digits, wide spaces, unclosed fences, and every batch size."""
+    import random
+
+    rng = random.Random(4)
+    pieces = [*"ab _-*+#.\n\n\t`1", "é", "中", "\u00a0", "\u2003", "!", "?", "**", "__", "```", "# ", "- ", "12. ",
+              "\ud800", "\x00", "\u0301", "٣", "\r\n", "\x0b", "\x1c"]
+    texts = ["", "Hello, world!", "# T\n\n- **one**\n- two\n\n```\n# not\n```", "a\n```py\nx```\n# h\n", "***",
+             "#\n# b\n", *("".join(rng.choice(pieces) for _ in range(rng.randint(0, 60))) for _ in range(3000))]
+    monkeypatch.setattr(style, "_BATCH_CHARS", batch_chars)
+    assert [tuple(row) for row in features_of_texts(texts).tolist()] == [count_features(t) for t in texts]
+    assert features_of_texts([]).shape == (0, 4)
 
 
 def test_normalised_difference_is_zero_when_both_sides_lack_the_feature() -> None:

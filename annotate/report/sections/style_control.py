@@ -39,25 +39,21 @@ _COEF_COLUMNS = (
 def style_counts(store: Store) -> pd.DataFrame:
     """Per pairwise item with both answers stored: the style counts of slot A's and slot B's answer
     (each side's answer plus its own earlier assistant turns), columns item, ``<feature>_a``, ``<feature>_b``."""
+    import numpy as np
     import pandas as pd
 
-    from annotate.analysis.style import FEATURES, count_features
+    from annotate.analysis.style import FEATURES, features_of_texts
+    from annotate.store.frames import pairwise_texts
 
-    rows = []
-    for item in store.items():
-        slots = {r.slot: r for r in item.responses}
-        if item.kind != "pairwise" or "A" not in slots or "B" not in slots:
-            continue
-        row: dict[str, Any] = {"item": item.id}
-        for side, slot in (("a", "A"), ("b", "B")):
-            response = slots[slot]
-            text = "\n\n".join([m.content for m in response.history if m.role == "assistant"] + [response.text])
-            row |= {f"{f}_{side}": n for f, n in zip(FEATURES, count_features(text), strict=True)}
-        rows.append(row)
-    columns = ["item", *(f"{f}_{side}" for side in "ab" for f in FEATURES)]
-    return pd.DataFrame(rows, columns=columns)
-
-
+    ids: list[str] = []
+    parts: list[np.ndarray] = []
+    for batch_ids, texts_a, texts_b in pairwise_texts(store):
+        ids += batch_ids
+        parts.append(np.hstack([features_of_texts(texts_a), features_of_texts(texts_b)]))
+    counts = np.vstack(parts) if parts else np.zeros((0, 2 * len(FEATURES)), dtype=np.int64)
+    frame = pd.DataFrame(counts, columns=[f"{f}_{side}" for side in "ab" for f in FEATURES])
+    frame.insert(0, "item", ids)
+    return frame
 
 
 def _tables(key: str, label: str, result: StyleControl, dropped: int, ctx: Context) -> list[Table]:
