@@ -49,8 +49,10 @@ def suggestions_section(
     """The section and its JSON payload, or None when the session has no suggestion experiment."""
     from annotate.analysis.anchoring import analyse_anchoring
     from annotate.experiment import EXPERIMENT_META_KEY, stored_redraws
-    from annotate.store.suggestion_frames import anchoring_frame
+    from annotate.store.suggestion_frames import anchoring_frame, has_experiment
 
+    if not has_experiment(store):
+        return None
     frame = _as_preferences(spec, anchoring_frame(store))
     linked = frame["suggestion"].notna()
     if not linked.any() and set(frame["condition"].dropna()) <= {"none"}:

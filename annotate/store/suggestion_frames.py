@@ -15,7 +15,7 @@ from annotate.store.store import Store
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ANCHORING_COLUMNS", "anchoring_frame", "suggestion_reveals"]
+__all__ = ["ANCHORING_COLUMNS", "anchoring_frame", "has_experiment", "suggestion_reveals"]
 
 ANCHORING_COLUMNS = (
     "annotator", "item", "condition", "suggestion", "suggestion_correct", "planted", "initial_label",
@@ -69,6 +69,20 @@ def anchoring_frame(store: Store, purposes: tuple[str, ...] = ("main", "gold")) 
         shown=[ms is not None for ms in suggestion_ms], swapped=raw["swapped"].astype(bool),
     )
     return frame.reindex(columns=list(ANCHORING_COLUMNS)).reset_index(drop=True)
+
+
+def has_experiment(store: Store, purposes: tuple[str, ...] = ("main", "gold")) -> bool:
+    """Whether `anchoring_frame` would have a judgment shown with a suggestion or under a condition
+    other than ``none`` (one indexed probe, so a session without an experiment never builds the frame)."""
+    marks = ",".join("?" * len(purposes))
+    row = store.db.execute(
+        "SELECT 1 FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
+        " LEFT JOIN suggestions s ON s.id = a.suggestion_id"
+        f" WHERE j.superseded_by IS NULL AND j.skip_reason IS NULL AND a.purpose IN ({marks})"
+        " AND (s.label IS NOT NULL OR (a.condition IS NOT NULL AND a.condition != 'none')) LIMIT 1",
+        list(purposes),
+    ).fetchone()
+    return row is not None
 
 
 def suggestion_reveals(store: Store) -> dict[int, int]:
