@@ -194,12 +194,13 @@ def _counts(labels: pd.DataFrame, classes: Sequence[Any] | None) -> tuple[tuple,
             idx["c"].to_numpy(np.int64), key.to_numpy(np.float64))
 
 
-def _m_step(post: np.ndarray, u: np.ndarray, r: np.ndarray, c: np.ndarray, n: np.ndarray, n_raters: int
-            ) -> tuple[np.ndarray, np.ndarray]:
-    """Priors ``(C,)`` and confusion matrices ``(J, C, C)`` from posteriors ``(U, C)`` (equations 2.3, 2.4)."""
+def _m_step(post: np.ndarray, u: np.ndarray, r: np.ndarray, c: np.ndarray, n: np.ndarray, n_raters: int,
+            mult: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Priors ``(C,)`` and confusion matrices ``(J, C, C)`` from posteriors ``(U, C)`` (equations 2.3, 2.4);
+    with ``mult``, the rows ``U`` are answer patterns standing for ``mult`` items each (`_patterns`)."""
     n_classes = post.shape[1]
-    priors = post.mean(axis=0)
-    weight = post[u] * n[:, None]  # (rows, C): weight of each answer row for each true class
+    priors = post.mean(axis=0) if mult is None else (post * mult[:, None]).sum(axis=0) / mult.sum()
+    weight = post[u] * (n if mult is None else n * mult[u])[:, None]  # (rows, C): each answer row, each class
     cells = (r[:, None] * n_classes + np.arange(n_classes)[None, :]) * n_classes + c[:, None]
     num = np.bincount(cells.ravel(), weight.ravel(), n_raters * n_classes * n_classes)
     num = num.reshape(n_raters, n_classes, n_classes)
@@ -210,8 +211,9 @@ def _m_step(post: np.ndarray, u: np.ndarray, r: np.ndarray, c: np.ndarray, n: np
 
 
 def _e_step(priors: np.ndarray, conf: np.ndarray, u: np.ndarray, r: np.ndarray, c: np.ndarray, n: np.ndarray,
-            n_units: int) -> tuple[np.ndarray, float]:
-    """Posteriors ``(U, C)`` and the log-likelihood of the data (equation 2.5, in logs)."""
+            n_units: int, mult: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """Posteriors ``(U, C)`` and the log-likelihood of the data (equation 2.5, in logs); with ``mult``, as
+    `_m_step`."""
     n_classes = priors.size
     with np.errstate(divide="ignore"):
         log_conf = np.log(np.maximum(conf, _TINY))
@@ -221,7 +223,35 @@ def _e_step(priors: np.ndarray, conf: np.ndarray, u: np.ndarray, r: np.ndarray, 
     top = log_post.max(axis=1, keepdims=True)
     scaled = np.exp(log_post - top)
     total = scaled.sum(axis=1, keepdims=True)
-    return scaled / total, float((top[:, 0] + np.log(total[:, 0])).sum())
+    per_unit = top[:, 0] + np.log(total[:, 0])
+    return scaled / total, float((per_unit if mult is None else per_unit * mult).sum())
+
+
+def _patterns(u: np.ndarray, r: np.ndarray, c: np.ndarray, n: np.ndarray, n_units: int, n_classes: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Items with the same answers (the same counts from the same annotators) have the same posterior in
+    every EM round, so EM can run on the distinct answer patterns, each weighted by its items: returns
+    each item's pattern, each pattern's items and one item of each (its first); None when fewer than a
+    quarter of the items share a pattern (nothing to gain).  Items are grouped by a random projection of
+    their answers, then every item is checked against its pattern's first item, answer by answer."""
+    order = np.lexsort((c, r, u))
+    u, r, c, n = u[order], r[order], c[order], n[order]
+    cell = r * n_classes + c
+    weights = np.random.default_rng(0x5EED).random(int(cell.max(initial=0)) + 1)
+    key = np.bincount(u, weights[cell] * n, n_units) + np.bincount(u, minlength=n_units) * 0.5
+    _, first, pattern = np.unique(key, return_index=True, return_inverse=True)
+    pattern = pattern.ravel()
+    if first.size * 4 > n_units * 3:
+        return None
+    sizes = np.bincount(u, minlength=n_units)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    rep = first[pattern]  # each item's pattern's first item
+    if (sizes[rep] != sizes).any():
+        return None
+    mirror = starts[rep[u]] + np.arange(u.size) - starts[u]  # the same answer row of the first item
+    if (cell[mirror] != cell).any() or (n[mirror] != n).any():
+        return None
+    return pattern, np.bincount(pattern).astype(np.float64), first
 
 
 def _majority(u: np.ndarray, c: np.ndarray, n: np.ndarray, n_units: int, n_classes: int) -> np.ndarray:
@@ -257,18 +287,28 @@ def dawid_skene(
         return DawidSkene(classes, units, np.zeros(n_classes), np.zeros((0, n_classes)), (), (), (), float("nan"), 0,
                           False, margin, min_answers, reason, min_raters)
     votes = _majority(u, c, n, n_units, n_classes)
-    post = votes / votes.sum(axis=1, keepdims=True)
+    grouped = _patterns(u, r, c, n, n_units, n_classes)
+    if grouped is None:  # EM on the items themselves
+        eu, er, ec, en, n_rows, mult, start = u, r, c, n, n_units, None, votes
+    else:  # EM on the answer patterns, each standing for its items
+        pattern, mult, first = grouped
+        of_first = np.flatnonzero(np.isin(u, first))
+        eu, er, ec, en, n_rows, start = pattern[u[of_first]], r[of_first], c[of_first], n[of_first], first.size, \
+            votes[first]
+    post = start / start.sum(axis=1, keepdims=True)
     log_lik, converged, rounds = -np.inf, False, 0
     while rounds < max_iter:
         rounds += 1
-        priors, conf = _m_step(post, u, r, c, n, len(raters))
-        post, new = _e_step(priors, conf, u, r, c, n, n_units)
+        priors, conf = _m_step(post, eu, er, ec, en, len(raters), mult)
+        post, new = _e_step(priors, conf, eu, er, ec, en, n_rows, mult)
         if new - log_lik < tol * max(1.0, abs(new)):
             log_lik, converged = new, True
             break
         log_lik = new
-    priors, conf = _m_step(post, u, r, c, n, len(raters))
-    post, log_lik = _e_step(priors, conf, u, r, c, n, n_units)
+    priors, conf = _m_step(post, eu, er, ec, en, len(raters), mult)
+    post, log_lik = _e_step(priors, conf, eu, er, ec, en, n_rows, mult)
+    if grouped is not None:
+        post = post[grouped[0]]
     labels_out = tuple(classes[k] for k in post.argmax(axis=1))
     top = votes.max(axis=1)
     unique = (votes == top[:, None]).sum(axis=1) == 1

@@ -171,3 +171,32 @@ def test_two_annotators_per_item_are_not_told_apart_and_not_judged() -> None:
     assert got["r1"].accuracy == pytest.approx(0.6, abs=0.06)
     assert min(got["r0"].accuracy, got["r2"].accuracy) > got["r1"].accuracy + 0.15
     assert json.loads(json.dumps(three.to_json(), allow_nan=False))["max_raters_per_item"] == 3
+
+
+def test_items_with_the_same_answers_are_fitted_as_one_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    """EM on the distinct answer patterns (each weighted by its items) gives the fit of EM on every item:
+    the same rounds, labels and flags, and the same accuracies, priors and posteriors but for rounding."""
+    from annotate.analysis import dawid_skene as module
+
+    rng = np.random.default_rng(11)
+    truth = rng.integers(0, 3, size=3000)
+    rows = []
+    for rater, accuracy in enumerate((0.9, 0.8, 0.7, 0.4)):
+        right = rng.random(truth.size) < accuracy
+        answers = np.where(right, truth, rng.integers(0, 3, size=truth.size))
+        answered = rng.random(truth.size) < 0.9
+        rows += [(f"item-{i}", f"r{rater}", "abc"[a]) for i, a in enumerate(answers) if answered[i]]
+    rows += [("item-0", "r0", "b")]  # a repeat: counts of 2 in one pattern
+    labels = pd.DataFrame(rows, columns=["unit", "rater", "label"])
+    grouped = dawid_skene(labels)
+    seen = []
+    real = module._patterns
+    monkeypatch.setattr(module, "_patterns", lambda *a: seen.append(real(*a)) or None)
+    plain = dawid_skene(labels)
+    assert seen[0] is not None and seen[0][1].size <= 4 ** 4 + 1  # at most 257 patterns for 3000 items
+    assert (grouped.n_iter, grouped.labels, grouped.majority, grouped.flagged) == \
+        (plain.n_iter, plain.labels, plain.majority, plain.flagged)
+    np.testing.assert_allclose(grouped.posteriors, plain.posteriors, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(grouped.priors, plain.priors, rtol=0, atol=1e-12)
+    assert [a.accuracy for a in grouped.annotators] == pytest.approx([a.accuracy for a in plain.annotators], abs=1e-12)
+    assert grouped.log_likelihood == pytest.approx(plain.log_likelihood, rel=1e-12)
