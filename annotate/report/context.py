@@ -11,6 +11,8 @@ from annotate.report.tables import ITEM_CI_NOTE
 from annotate.text import plural
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pandas as pd
 
     from annotate.spec import SessionSpec
@@ -129,7 +131,7 @@ def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tup
 
     from annotate.adjudication import ADJUDICATION, adjudicated_labels
     from annotate.model import INVALID_LABEL
-    from annotate.store.frames import votes_frame
+    from annotate.store.frames import per_distinct, votes_frame
 
     votes = votes_frame(store)
     excluded = {"planted": 0, "unknown_labels": 0, "adjudication": 0, "invalid": 0}
@@ -161,7 +163,7 @@ def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tup
     if primary is None:  # rubric: every judgment counts; its scores are read per criterion
         return votes.reset_index(drop=True), excluded
     raw = votes["label"].astype(str).replace({"tie_inconsistent": "tie"}) if primary.sided else votes["label"]
-    values = raw.map(primary.parse)
+    values = _map(raw, primary.parse)
     known = values.notna()
     excluded["unknown_labels"] = int((~known).sum())
     votes = votes.loc[known].assign(value=values[known])
@@ -175,10 +177,8 @@ def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tup
         ]
     elif primary.sided:  # the side of the preference, as position bias reads it
         judged = votes["source"] == "judgment"
-        votes.loc[judged, "label_side"] = [
-            slot_to_side(label, bool(swapped))
-            for label, swapped in zip(votes.loc[judged, "label"], votes.loc[judged, "swapped"], strict=True)
-        ]
+        votes.loc[judged, "label_side"] = per_distinct(votes.loc[judged, "label"], votes.loc[judged, "swapped"],
+                                                       slot_to_side)
     return votes.reset_index(drop=True), excluded
 
 
@@ -191,8 +191,20 @@ def _label_column(question: Question, values: pd.Series) -> pd.Series:
     if question.shape == "ranking":
         return values
     if question.sided:
-        return values.map(question.preference)
-    return pd.to_numeric(values.map(question.number))
+        return _map(values, question.preference)
+    return pd.to_numeric(_map(values, question.number))
+
+
+def _map(values: pd.Series, fn: Callable[[Any], Any]) -> pd.Series:
+    """``values.map(fn)``, calling ``fn`` once per distinct text when the values are all text (the
+    result's type is inferred from the same results, so it is the one ``map`` gives)."""
+    import pandas as pd
+
+    if len(values) == 0 or pd.api.types.infer_dtype(values, skipna=False) != "string":
+        return values.map(fn)
+    codes, distinct = pd.factorize(values)
+    mapped = pd.Series(distinct, dtype=values.dtype).map(fn)  # the same map, on one row per distinct text
+    return mapped.take(codes).set_axis(values.index).rename(values.name)
 
 
 def _gold(question: Question, gold: object) -> object:

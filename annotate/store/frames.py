@@ -7,8 +7,8 @@ frames of the same shape.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from annotate.model import slot_to_side
 from annotate.store.store import Store
@@ -45,10 +45,18 @@ def items_frame(store: Store) -> pd.DataFrame:
 
 
 def _slot(slot: str, what: str) -> str:
-    """SQL for one slot's response `model`, or its text's length in characters (code points, as len())."""
-    value = "json_extract(r.value, '$.model')" if what == "model" else "length(json_extract(r.value, '$.text'))"
-    return (f"(SELECT {value} FROM json_each(i.responses) r WHERE json_extract(r.value, '$.slot') = '{slot}'"
-            " LIMIT 1)")
+    """SQL for one slot's response `model`, or its text's length in characters (code points, as len()):
+    the first response in that slot. The first two responses are tried by path (SQLite parses an item's
+    responses once for all the paths of a row), then any other by a scan of them all."""
+    def value(of: str, prefix: str) -> str:
+        return (f"json_extract({of}, '{prefix}.model')" if what == "model"
+                else f"length(json_extract({of}, '{prefix}.text'))")
+
+    direct = " ".join(f"WHEN json_extract(i.responses, '$[{k}].slot') = '{slot}' THEN {value('i.responses', f'$[{k}]')}"
+                      for k in (0, 1))
+    scan = (f"(SELECT {value('r.value', '$')} FROM json_each(i.responses) r"
+            f" WHERE json_extract(r.value, '$.slot') = '{slot}' LIMIT 1)")
+    return f"CASE {direct} ELSE {scan} END"
 
 
 _ITEMS_SQL = (
@@ -86,10 +94,7 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
         judged = judged[judged["skip_reason"].isna()]
     judged = judged.assign(
         source="judgment", raw=judged["label"], swapped=judged["swapped"].astype(bool),
-        label_side=[
-            None if label is None else _side(label, bool(swapped))
-            for label, swapped in zip(judged["label"], judged["swapped"], strict=True)
-        ],
+        label_side=per_distinct(judged["label"], judged["swapped"], _side),
     ).drop(columns=["skip_reason"])
     external = store.frame(
         "SELECT item_id AS item, rater, cohort, label, source, raw, shown_first FROM external_labels ORDER BY id"
@@ -172,6 +177,28 @@ def scores_frame(store: Store) -> pd.DataFrame:
         for criterion, score in json.loads(scores or "{}").items()
     ]
     return pd.DataFrame(rows, columns=["item", "rater", "cohort", "criterion", "score"])
+
+
+def per_distinct(values: pd.Series, flags: pd.Series, fn: Callable[[Any, bool], Any]) -> list[Any]:
+    """``[fn(v, bool(f)) for v, f in zip(values, flags)]`` with a missing value (None, NaN) kept as it is,
+    calling ``fn`` once per distinct (text, flag) pair instead of once per row (values that are not all
+    text: once per row)."""
+    import numpy as np
+    import pandas as pd
+
+    flag = flags.to_numpy(dtype=bool)
+    if pd.api.types.infer_dtype(values, skipna=True) != "string":
+        return [v if v is None or v != v else fn(v, bool(f)) for v, f in zip(values, flag, strict=True)]
+    codes, distinct = pd.factorize(values)
+    pair = codes.astype(np.int64) * 2 + flag
+    present, where = np.unique(pair[codes >= 0], return_inverse=True)
+    mapped = np.array([fn(distinct[p // 2], bool(p % 2)) for p in present.tolist()] + [None], dtype=object)
+    at = np.full(pair.size, present.size, dtype=np.int64)
+    at[codes >= 0] = where.ravel()
+    out = mapped[at]
+    missing = codes < 0
+    out[missing] = values.to_numpy(dtype=object)[missing]
+    return out.tolist()
 
 
 def _side(label: str, swapped: bool) -> str:
