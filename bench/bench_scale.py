@@ -24,6 +24,8 @@ hours), so only the commands are measured.
     python bench/bench_scale.py --sizes 1m                 # ~3.3 GB JSONL, ~10 GB of session: check df -h
     python bench/bench_scale.py --sizes none --arena       # 1.67M Arena battles from ../shared/data
     python bench/bench_scale.py --steps import,status      # only some steps
+    python bench/bench_scale.py --sizes 100k --steps report --keep --dir /work/scale/100k   # build, keep
+    python bench/bench_scale.py --sizes 100k --steps report --reuse --dir /work/scale/100k   # time it again
 
 Everything is written under --dir (default: a temporary folder), removed at the end unless --keep.
 The load average is printed beside every figure: on a shared machine the ratios matter more than
@@ -380,6 +382,29 @@ EXPORTS = (("judgments", "csv"), ("judgments", "jsonl"), ("judgments", "parquet"
            ("items", "csv"), ("labels", "csv"))
 
 
+def reuse_size(label: str, base: Path, steps: set[str], n_boot: int) -> bool:
+    """With --reuse: the steps after the build on the session a run with --keep left in ``base/current``
+    (no import, no answers written); False when there is none."""
+    side = Side("current", None, base / "current")
+    db = side.folder / "sessions" / "bench.db"
+    if not db.exists():
+        return False
+    with sqlite3.connect(db) as conn:
+        judged = conn.execute("SELECT count(*) FROM judgments WHERE superseded_by IS NULL").fetchone()[0]
+    print(f"\n== {label}: the kept session in {side.folder} ({judged:,} current judgments; session file "
+          f"{db.stat().st_size / 1e9:.2f} GB) ==", flush=True)
+    runs: dict[tuple[str, str], Run] = {}
+    if "status" in steps:
+        compare("status", label, runs, side, side.annotate("status", "bench"))
+    if "start" in steps:
+        compare("app start to first item", label, runs, side, start_to_first_item(side.folder, None, "ann3"))
+    if "report" in steps:
+        result = side.annotate("report", "bench", "--format", "json", "--bootstrap", str(n_boot),
+                               stdout_path=side.folder / "report.json")
+        compare("report --format json", label, runs, side, result)
+    return True
+
+
 def bench_size(label: str, n: int, base: Path, steps: set[str], baseline: Path | None, n_boot: int) -> None:
     data = base / f"items-{label}.jsonl"
     began = time.perf_counter()
@@ -483,6 +508,9 @@ def main() -> int:
     parser.add_argument("--bootstrap", type=int, default=1000, help="Resamples for the report (default 1000).")
     parser.add_argument("--dir", type=Path, default=None, help="Where to write (default: a temporary folder).")
     parser.add_argument("--keep", action="store_true", help="Keep the files.")
+    parser.add_argument("--reuse", action="store_true",
+                        help="Run the steps after the build (status, start, report) on the session a run with --keep "
+                             "left in --dir, instead of building it again, and keep it (one size per --dir).")
     args = parser.parse_args()
     steps = {s.strip() for s in args.steps.split(",") if s.strip()}
     base = args.dir or Path(tempfile.mkdtemp(prefix="annotate-scale-"))
@@ -491,11 +519,12 @@ def main() -> int:
           f" SQLite {sqlite3.sqlite_version}, Python {sys.version.split()[0]}; folder {base}", flush=True)
     try:
         for text in [s for s in args.sizes.split(",") if s.strip() and s.strip() != "none"]:
-            bench_size(text.strip(), parse_size(text), base, steps, args.baseline, args.bootstrap)
+            if not (args.reuse and reuse_size(text.strip(), base, steps, args.bootstrap)):
+                bench_size(text.strip(), parse_size(text), base, steps, args.baseline, args.bootstrap)
         if args.arena:
             bench_arena(base, steps, args.bootstrap)
     finally:
-        if not args.keep:
+        if not args.keep and not args.reuse:  # a reused session is kept
             shutil.rmtree(base, ignore_errors=True)
     print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
