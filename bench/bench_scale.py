@@ -80,6 +80,8 @@ class Run:
     peak_mb: float
     load: float
     out: str = ""
+    cpu_s: float = float("nan")
+    """User + system CPU of the command (on a busy host wall clock is several times this)."""
 
 
 def loadavg() -> float:
@@ -112,7 +114,7 @@ def run(argv: list[str], *, cwd: Path, env: dict[str, str] | None = None, stdout
         peak_kb = int(reported[-1]) if reported and reported[-1].isdigit() else usage.ru_maxrss
     if check and code != 0:
         raise RuntimeError(f"{' '.join(argv[-6:])} failed ({code}): {text[-3000:]}")
-    return Run(wall, peak_kb / 1024, load, text)
+    return Run(wall, peak_kb / 1024, load, text, usage.ru_utime + usage.ru_stime)
 
 
 def annotate_argv(code: Path | None) -> list[str]:
@@ -322,7 +324,8 @@ ROWS: list[Row] = []
 def show(row: Row) -> None:
     ROWS.append(row)
     r = row.run
-    text = f"{row.step:<34} {row.size:>6}  {r.wall_s:8.2f} s  {r.peak_mb:8.0f} MB  load {r.load:5.2f}"
+    cpu = f" (CPU {r.cpu_s:7.2f} s)" if r.cpu_s == r.cpu_s else ""
+    text = f"{row.step:<34} {row.size:>6}  {r.wall_s:8.2f} s{cpu}  {r.peak_mb:8.0f} MB  load {r.load:5.2f}"
     if row.anchor is not None:
         a = row.anchor
         text += (f"   | {row.anchor_name}: {a.wall_s:7.2f} s {a.peak_mb:6.0f} MB (load {a.load:4.2f})"
