@@ -128,15 +128,23 @@ def newton(rows: Rows, n_w: np.ndarray, s_w: np.ndarray, theta: np.ndarray, beta
     for _ in range(max_iter):
         if active.size == 0:
             break
-        th, be, nw, sw = theta[active], beta[active], n_w[active], s_w[active]
+        th, be = theta[active], beta[active]
+        whole = active.size == n_w.shape[0]  # no copy of the block's weights while every resample is active
+        nw, sw = (n_w, s_w) if whole else (n_w[active], s_w[active])
         eta = np.repeat(th[:, rows.pair_a] - th[:, rows.pair_b], rows.sizes, axis=1)
         if f:
             eta += be @ rows.xt
+        # p = 1 / (1 + exp(-eta)), resid = sw - nw p, h = nw p (1 - p), in the arrays already made (each
+        # block's arrays are tens of MiB: fresh ones would be mapped and faulted in every round)
+        p = np.negative(eta, out=eta)
         with np.errstate(over="ignore"):
-            e = np.exp(-eta)
-        p = 1.0 / (1.0 + e)
-        resid = sw - nw * p
-        h = nw * p * (1.0 - p)
+            np.exp(p, out=p)
+        np.add(p, 1.0, out=p)
+        np.divide(1.0, p, out=p)
+        weighted = np.multiply(nw, p)
+        resid = np.subtract(sw, weighted)
+        np.subtract(1.0, p, out=p)
+        h = np.multiply(weighted, p, out=weighted)
         b = active.size
         grad = np.empty((b, k + f))
         grad[:, :k] = _scatter(pair_sums(resid, rows), rows) - ridge * th
@@ -144,7 +152,9 @@ def newton(rows: Rows, n_w: np.ndarray, s_w: np.ndarray, theta: np.ndarray, beta
         hess[:, :k, :k] = _laplacian(pair_sums(h, rows), rows)
         if f:
             grad[:, k:] = (rows.xt @ resid.T).T - ridge * be
-            cross = np.stack([_scatter(pair_sums(h * rows.xt[j], rows), rows) for j in range(f)], axis=2)
+            product = np.empty_like(h)
+            cross = np.stack([_scatter(pair_sums(np.multiply(h, rows.xt[j], out=product), rows), rows)
+                              for j in range(f)], axis=2)
             hess[:, :k, k:] = cross
             hess[:, k:, :k] = cross.transpose(0, 2, 1)
             block = np.empty((b, f, f))
