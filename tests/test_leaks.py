@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from annotate.formats import Leak, find_identity_leaks
-from annotate.formats.leaks import leak_warning
+from annotate.formats.leaks import KNOWN_TERMS, _terms_for, leak_warning
+from annotate.formats.lookalikes import fold
+from annotate.formats.word_starts import WordStarts, stem_keys
 from annotate.model import Item, Message, Response
 
 
@@ -123,3 +130,43 @@ def test_the_stem_filter_never_hides_a_match() -> None:
             if not ch.isascii() and pattern.fullmatch(ch) and ch.lower() not in ascii_chars:
                 hiding.append(hex(code))
     assert hiding == []
+
+
+KNOWN_PATTERNS = [(name, re.compile(pattern, re.IGNORECASE), stems) for name, pattern, stems in KNOWN_TERMS]
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_every_match_of_a_known_term_begins_with_one_of_its_stems(data: st.DataObject) -> None:
+    """The stems say how every match begins: the word-start filter and the substring filter rely on it."""
+    for name, pattern, stems in KNOWN_PATTERNS:
+        mention = data.draw(st.from_regex(pattern, fullmatch=True), label=name)
+        assert mention.lower().startswith(stems), (name, mention)
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), before=st.sampled_from(["", " ", "(", "«", "\n", "é ", "1. "]),
+       after=st.sampled_from(["", " ", ",", ".", "»", "\u2019s", "-"]))
+def test_the_word_start_filter_passes_every_text_a_term_matches_in(data: st.DataObject, before: str,
+                                                                  after: str) -> None:
+    names = ("quartz-70b", "Basalt_8B", "m-one", "x.ai.v2", "Zorblax-9")
+    terms = _terms_for(names)
+    texts = []
+    for _name, pattern, _stems in KNOWN_PATTERNS:
+        texts.append(before + data.draw(st.from_regex(pattern, fullmatch=True)) + after)
+    texts += [f"{before}{name.upper()}{after}" for name in names]
+    texts = [fold(text) for text in texts]
+    matched = [text for text in texts if any(term.pattern.search(text) for term in terms.terms)]
+    assert matched  # the edges chosen may hide a mention; never all of them
+    others = ["nothing of the sort", "the wind, a bar, a clam", ""]
+    flags = terms.candidates(matched + others)
+    assert flags[:len(matched)] == [True] * len(matched)
+    assert flags[len(matched):] == [False] * len(others)
+
+
+def test_the_word_start_filter_keys() -> None:
+    starts = WordStarts(["gpt", "open ai", "01.ai", "claude", "quartz-70b"])
+    texts = ["a GPT4o here", "open-ai", "opal", "the 01 ai", "Claudette", "QUARTZ 70b", "gp t", "o pen", "x01"]
+    assert starts.candidates(texts) == [True, True, False, True, True, True, False, False, False]
+    assert len(stem_keys("gpt") or []) == 37 and stem_keys("phi-") == stem_keys("phi") [:1]
+    assert stem_keys("-beta") is None and WordStarts(["-beta"]).candidates(["x"]) == [True]

@@ -31,8 +31,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from annotate.formats.lookalikes import fold
+from annotate.formats.word_starts import WordStarts
 from annotate.model import Item
 
 KNOWN_TERMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -45,7 +47,7 @@ KNOWN_TERMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Gemma", r"gemma", ("gemma",)),
     ("Bard", r"bard", ("bard",)),
     ("PaLM", r"palm[- ]?2", ("palm",)),
-    ("DeepMind", r"(?:google )?deepmind", ("deepmind",)),
+    ("DeepMind", r"(?:google )?deepmind", ("google deepmind", "deepmind")),
     ("LLaMA", r"llama(?:[- ]?[1-4])?", ("llama",)),
     ("Meta AI", r"meta ai", ("meta ai",)),
     ("Mistral", r"mistral(?: ai)?", ("mistral",)),
@@ -61,7 +63,7 @@ KNOWN_TERMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Grok", r"grok", ("grok",)),
     ("xAI", r"xai", ("xai",)),
     ("ERNIE", r"ernie ?bot", ("ernie",)),
-    ("ChatGLM", r"chat ?glm", ("glm",)),
+    ("ChatGLM", r"chat ?glm", ("chatglm", "chat glm")),
     ("Baichuan", r"baichuan", ("baichuan",)),
     ("InternLM", r"internlm", ("internlm",)),
     ("Yi", r"01\.ai", ("01.ai",)),
@@ -73,10 +75,11 @@ KNOWN_TERMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Zephyr", r"zephyr", ("zephyr",)),
     ("Guanaco", r"guanaco", ("guanaco",)),
     ("OpenAssistant", r"open ?assistant|oasst", ("openassistant", "open assistant", "oasst")),
-    ("Copilot", r"bing chat|microsoft copilot", ("bing chat", "copilot")),
+    ("Copilot", r"bing chat|microsoft copilot", ("bing chat", "microsoft copilot")),
 )
-"""(name shown in warnings, case-insensitive pattern, lower-case stems: every match contains one).
-The stems are a cheap filter: a pattern runs on a text only when the lower-cased text contains
+"""(name shown in warnings, case-insensitive pattern, lower-case stems: every match begins with one).
+The stems are a cheap filter: a pattern runs on a text only when a word of the text begins as one
+of them does (`_Terms.candidates`, for a batch of texts at once) and the lower-cased text contains
 one of them (a substring search; see `_mentions`)."""
 ORDINARY_WORDS = frozenset({
     "Alpaca", "Bard", "Cohere", "Dolly", "Falcon", "Gemini", "Grok", "Guanaco", "Koala", "LLaMA", "Mistral",
@@ -138,18 +141,29 @@ def find_identity_leaks(items: Iterable[Item], extra_terms: Sequence[str] = ()) 
     the module docstring decide which mentions count. One Leak per distinct term per slot, in
     item order, then in order of first mention.
     """
+    return [leak for found in leaks_per_item(items, extra_terms) for leak in found]
+
+
+def leaks_per_item(items: Iterable[Item], extra_terms: Sequence[str] = ()) -> list[list[Leak]]:
+    """`find_identity_leaks`, one list per item (in the order of `items`)."""
     items = list(items)
     names = {m for item in items for m in item.models if m and len(m) >= MIN_MODEL_NAME}
     names.update(t for t in extra_terms if len(t) >= MIN_MODEL_NAME)
-    terms = _Terms(_KNOWN + tuple(_term(n, re.escape(n), (n.lower(),), False) for n in sorted(names)))
-    leaks = []
+    terms = _terms_for(tuple(sorted(names)))
+    texts = [[fold(text) for text in [response.text] + [m.content for m in response.history if m.role == "assistant"]]
+             for item in items for response in item.responses]
+    passed = iter(terms.candidates([text for response in texts for text in response]))
+    per_response = iter(texts)
+    found: list[list[Leak]] = []
     for item in items:
+        leaks: list[Leak] = []
         asked: set[str] | None = None  # the terms the prompt mentions, scanned only when a response has one
         for response in item.responses:
-            texts = [response.text] + [m.content for m in response.history if m.role == "assistant"]
             first_seen: dict[str, tuple[int, int]] = {}
-            for number, text in enumerate(texts):
-                for term, mention in _mentions(fold(text), terms).items():
+            for number, text in enumerate(next(per_response)):
+                if not next(passed):
+                    continue
+                for term, mention in _mentions(text, terms).items():
                     if asked is None:
                         asked = {t for prompt in _prompt_texts(item) for t in _mentions(fold(prompt), terms)}
                     start = mention.introduced if term in asked else mention.as_model
@@ -157,7 +171,14 @@ def find_identity_leaks(items: Iterable[Item], extra_terms: Sequence[str] = ()) 
                         first_seen.setdefault(term, (number, start))
             ordered = sorted(first_seen, key=first_seen.__getitem__)
             leaks.extend(Leak(item.id, response.slot, term) for term in ordered)
-    return leaks
+        found.append(leaks)
+    return found
+
+
+@lru_cache(maxsize=4)
+def _terms_for(names: tuple[str, ...]) -> _Terms:
+    """The known terms and these model names (an import asks for the same set batch after batch)."""
+    return _Terms(_KNOWN + tuple(_term(n, re.escape(n), (n.lower(),), False) for n in names))
 
 
 def _prompt_texts(item: Item) -> list[str]:
@@ -176,12 +197,22 @@ class _Mention:
 
 
 class _Terms:
-    """The terms of one scan, with their stems laid out flat for the filter of `_mentions`."""
+    """The terms of one scan, with their stems laid out flat for the filters of `_mentions`."""
 
     def __init__(self, terms: Sequence[_Term]) -> None:
         self.terms = tuple(terms)
         self.stems = tuple((stem, k) for k, term in enumerate(self.terms) for stem in term.stems)
         self.always = frozenset(k for k, term in enumerate(self.terms) if not term.stems)
+        self._starts: WordStarts | None = None
+
+    def candidates(self, texts: Sequence[str]) -> list[bool]:
+        """For each (folded) text, whether a term may match in it: False when no word of it begins
+        as a stem does (`annotate.formats.word_starts`); always True when a term has no stems."""
+        if self.always:
+            return [True] * len(texts)
+        if self._starts is None:
+            self._starts = WordStarts(stem for stem, _ in self.stems)
+        return self._starts.candidates(texts)
 
     def present(self, text: str) -> list[_Term]:
         """The terms whose stem the lower-cased text contains (and those without stems), in order."""

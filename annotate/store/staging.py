@@ -15,7 +15,8 @@ several turns) are settled by `apply_suffixes` before anything is checked agains
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,12 +24,16 @@ from annotate.model import Item
 from annotate.store.codec import content_hash, item_from_row
 from annotate.store.store import AddResult, Store
 
+STAGE_SCHEMA = "stage"
+"""The name the staging database is attached under."""
+STAGE_CACHE_KIB = -65536
+"""The staging database's page cache (64 MiB): the staged rows themselves go to its file."""
 ITEM_COLUMNS = ("id", "kind", "conversation", "responses", "category", "gold", "metadata", "content_hash")
 _TABLES = (
-    "CREATE TEMP TABLE stage_items (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, grp TEXT, suffix TEXT,"
+    "CREATE TABLE {s}.stage_items (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, grp TEXT, suffix TEXT,"
     " line INTEGER, idx INTEGER NOT NULL, id TEXT NOT NULL, kind TEXT NOT NULL, conversation TEXT NOT NULL,"
     " responses TEXT NOT NULL, category TEXT, gold TEXT, metadata TEXT, content_hash TEXT NOT NULL)",
-    "CREATE TEMP TABLE stage_labels (seq INTEGER PRIMARY KEY, line INTEGER, idx INTEGER NOT NULL, key TEXT NOT NULL,"
+    "CREATE TABLE {s}.stage_labels (seq INTEGER PRIMARY KEY, line INTEGER, idx INTEGER NOT NULL, key TEXT NOT NULL,"
     " source TEXT NOT NULL, rater TEXT NOT NULL, cohort TEXT NOT NULL, item_id TEXT NOT NULL, label TEXT NOT NULL,"
     " raw TEXT, shown_first TEXT)",
 )
@@ -81,38 +86,66 @@ class Repeat:
 
 
 class ImportStaging:
-    """The temporary tables of one import on `store`'s connection (use as a context manager)."""
+    """The staging tables of one import on `store`'s connection (use as a context manager).
+
+    They live in a private database of their own, attached for the import (SQLite's `ATTACH ''`:
+    a temporary file deleted when it is detached), so the end of an import closes a file instead
+    of freeing every page of the staged rows one by one; it is not the session file, so it is
+    written without a journal or syncs. Inside a caller's transaction (where a database cannot be
+    detached) they are tables of the connection's temp database, dropped at the end."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.db = store.db
         self._outer = store.db.conn.in_transaction
         """Staged inside a caller's transaction: it is theirs to end."""
+        self.schema = "temp" if self._outer else STAGE_SCHEMA
         self._seq = 0
         self._label_seq = 0
-        self._drop()
-        self.db.execute("PRAGMA temp.cache_size = -65536")
+        self._close()
+        if self.schema == STAGE_SCHEMA:
+            self._execute(f"ATTACH '' AS {STAGE_SCHEMA}")
+            self._execute("PRAGMA {s}.journal_mode = OFF")
+            self._execute("PRAGMA {s}.synchronous = OFF")
+        self._execute(f"PRAGMA {{s}}.cache_size = {STAGE_CACHE_KIB}")
         for sql in _TABLES:
-            self.db.execute(sql)
+            self._execute(sql)
         self._settle()
 
     def __enter__(self) -> ImportStaging:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._drop()
+        self._close()
 
-    def _drop(self) -> None:
+    def _close(self) -> None:
+        """Remove the staging tables (and the database holding them)."""
+        if self.schema == STAGE_SCHEMA:
+            self._settle()
+            attached = {row[1] for row in self.db.conn.execute("PRAGMA database_list")}
+            if STAGE_SCHEMA in attached:
+                self.db.conn.execute(f"DETACH {STAGE_SCHEMA}")
+            return
         for table in ("stage_items", "stage_labels"):
-            self.db.execute(f"DROP TABLE IF EXISTS temp.{table}")
+            self._execute(f"DROP TABLE IF EXISTS {{s}}.{table}")
         self._settle()
 
     def _settle(self) -> None:
         """End the transaction Python's sqlite3 opens by itself before a write to the staging tables
-        (they live in the temp database: nothing of the session is written or locked), so the
+        (they live outside the session file: nothing of the session is written or locked), so the
         session's own transaction can begin."""
         if self.db.conn.in_transaction and not self._outer:
             self.db.conn.commit()
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """Run one statement; `{s}` in it names the schema of the staging tables."""
+        return self.db.conn.execute(sql.replace("{s}", self.schema), list(params))
+
+    def _executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
+        return self.db.conn.executemany(sql.replace("{s}", self.schema), rows)
+
+    def _stream(self, sql: str) -> Iterator[dict[str, Any]]:
+        return self.store._stream(sql.replace("{s}", self.schema))
 
     # -- staging ---------------------------------------------------------------------------------
 
@@ -125,21 +158,21 @@ class ImportStaging:
             self._seq += 1
             rows.append((self._seq, entry.key, entry.group, entry.suffix, entry.where.line, entry.where.index,
                          *(entry.row[c] for c in ITEM_COLUMNS)))
-        self.db.conn.executemany(
-            "INSERT OR IGNORE INTO temp.stage_items (seq, key, grp, suffix, line, idx, id, kind, conversation,"
+        self._executemany(
+            "INSERT OR IGNORE INTO {s}.stage_items (seq, key, grp, suffix, line, idx, id, kind, conversation,"
             " responses, category, gold, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows,
         )
-        stored = self.db.execute("SELECT count(*) FROM temp.stage_items WHERE seq >= ?", [first_seq]).fetchone()[0]
+        stored = self._execute("SELECT count(*) FROM {s}.stage_items WHERE seq >= ?", [first_seq]).fetchone()[0]
         self._settle()
         if stored == len(rows):
             return []
-        kept = {r[0] for r in self.db.execute("SELECT seq FROM temp.stage_items WHERE seq >= ?", [first_seq])}
+        kept = {r[0] for r in self._execute("SELECT seq FROM {s}.stage_items WHERE seq >= ?", [first_seq])}
         repeats = []
         for position, (row, entry) in enumerate(zip(rows, batch, strict=True)):
             if row[0] in kept:
                 continue
-            line, idx, digest = self.db.execute(
-                "SELECT line, idx, content_hash FROM temp.stage_items WHERE key = ?", [entry.key]
+            line, idx, digest = self._execute(
+                "SELECT line, idx, content_hash FROM {s}.stage_items WHERE key = ?", [entry.key]
             ).fetchone()
             repeats.append(Repeat(position, Where(line, idx), digest == entry.row["content_hash"]))
         return repeats
@@ -150,64 +183,64 @@ class ImportStaging:
             self._label_seq += 1
             rows.append((self._label_seq, label.where.line, label.where.index, label.key, label.source, label.rater,
                          label.cohort, label.item_id, label.label, label.raw, label.shown_first))
-        self.db.conn.executemany(
-            "INSERT INTO temp.stage_labels (seq, line, idx, key, source, rater, cohort, item_id, label, raw,"
+        self._executemany(
+            "INSERT INTO {s}.stage_labels (seq, line, idx, key, source, rater, cohort, item_id, label, raw,"
             " shown_first) VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows,
         )
         self._settle()
 
     @property
     def n_items(self) -> int:
-        return int(self.db.execute("SELECT count(*) FROM temp.stage_items").fetchone()[0])
+        return int(self._execute("SELECT count(*) FROM {s}.stage_items").fetchone()[0])
 
     @property
     def n_labels(self) -> int:
-        return int(self.db.execute("SELECT count(*) FROM temp.stage_labels").fetchone()[0])
+        return int(self._execute("SELECT count(*) FROM {s}.stage_labels").fetchone()[0])
 
     # -- settling what depends on the whole file -------------------------------------------------
 
     def apply_suffixes(self) -> None:
         """Items of a group staged under more than one key get their suffix added to the id (and a
         new content hash); votes on them follow."""
-        rows = list(self.store._stream(
-            "SELECT seq, key, suffix, id, kind, conversation, responses, category, gold, metadata FROM temp.stage_items"
-            " WHERE grp IN (SELECT grp FROM temp.stage_items WHERE grp IS NOT NULL GROUP BY grp HAVING count(*) > 1)"
+        rows = list(self._stream(
+            "SELECT seq, key, suffix, id, kind, conversation, responses, category, gold, metadata FROM {s}.stage_items"
+            " WHERE grp IN (SELECT grp FROM {s}.stage_items WHERE grp IS NOT NULL GROUP BY grp HAVING count(*) > 1)"
             " AND suffix IS NOT NULL ORDER BY seq"
         ))
         for row in rows:
             new_id = row["id"] + row["suffix"]
             item = item_from_row({**row, "id": new_id})
-            self.db.execute("UPDATE temp.stage_items SET id = ?, content_hash = ? WHERE seq = ?",
+            self._execute("UPDATE {s}.stage_items SET id = ?, content_hash = ? WHERE seq = ?",
                             [new_id, content_hash(item), row["seq"]])
-            self.db.execute("UPDATE temp.stage_labels SET item_id = ? WHERE key = ?", [new_id, row["key"]])
+            self._execute("UPDATE {s}.stage_labels SET item_id = ? WHERE key = ?", [new_id, row["key"]])
         self._settle()
 
     def id_repeats(self) -> list[tuple[str, Where, Where, bool]]:
         """Ids staged under two keys (possible only once suffixes are settled): (later key, its
         place, the first's place, same content), in file order."""
-        rows = self.db.execute(
-            "SELECT s.key, s.line, s.idx, f.line, f.idx, s.content_hash = f.content_hash FROM temp.stage_items s"
-            " JOIN temp.stage_items f ON f.id = s.id AND f.seq < s.seq"
-            " WHERE f.seq = (SELECT min(seq) FROM temp.stage_items WHERE id = s.id) ORDER BY s.seq"
+        rows = self._execute(
+            "SELECT s.key, s.line, s.idx, f.line, f.idx, s.content_hash = f.content_hash FROM {s}.stage_items s"
+            " JOIN {s}.stage_items f ON f.id = s.id AND f.seq < s.seq"
+            " WHERE f.seq = (SELECT min(seq) FROM {s}.stage_items WHERE id = s.id) ORDER BY s.seq"
         ).fetchall() if self._has_repeated_ids() else []
         return [(key, Where(line, idx), Where(fline, fidx), bool(same)) for key, line, idx, fline, fidx, same in rows]
 
     def _has_repeated_ids(self) -> bool:
-        return bool(self.db.execute(
-            "SELECT EXISTS (SELECT 1 FROM temp.stage_items GROUP BY id HAVING count(*) > 1)"
+        return bool(self._execute(
+            "SELECT EXISTS (SELECT 1 FROM {s}.stage_items GROUP BY id HAVING count(*) > 1)"
         ).fetchone()[0])
 
     def fold(self, key: str) -> None:
         """Drop the item staged under `key` (the same item as one staged before under another key)."""
-        self.db.execute("DELETE FROM temp.stage_items WHERE key = ?", [key])
+        self._execute("DELETE FROM {s}.stage_items WHERE key = ?", [key])
         self._settle()
 
     # -- checks against the session --------------------------------------------------------------
 
     def first_conflict(self) -> tuple[Where, str] | None:
         """The first staged item whose id the session holds with other content."""
-        row = self.db.execute(
-            "SELECT s.line, s.idx, s.id FROM temp.stage_items s JOIN main.items i ON i.id = s.id"
+        row = self._execute(
+            "SELECT s.line, s.idx, s.id FROM {s}.stage_items s JOIN main.items i ON i.id = s.id"
             " WHERE i.content_hash != s.content_hash ORDER BY s.seq LIMIT 1"
         ).fetchone()
         return None if row is None else (Where(row[0], row[1]), row[2])
@@ -216,18 +249,18 @@ class ImportStaging:
         """Votes repeated with another label, in the file (`rater on item: first at where, other at
         where`) or against a stored vote of the same source (`... at where, stored X`): the first
         `cap` descriptions in file order, and how many there are."""
-        self.db.execute(
-            "CREATE INDEX IF NOT EXISTS temp.stage_labels_key ON stage_labels (source, rater, item_id, seq)"
+        self._execute(
+            "CREATE INDEX IF NOT EXISTS {s}.stage_labels_key ON stage_labels (source, rater, item_id, seq)"
         )
         self._settle()
         firsts = (
-            "SELECT l.* FROM temp.stage_labels l WHERE l.seq = (SELECT min(seq) FROM temp.stage_labels f"
+            "SELECT l.* FROM {s}.stage_labels l WHERE l.seq = (SELECT min(seq) FROM {s}.stage_labels f"
             " WHERE f.source = l.source AND f.rater = l.rater AND f.item_id = l.item_id)"
         )
         sql = (
             f"WITH firsts AS ({firsts})"
             " SELECT l.seq, l.rater, l.item_id, f.label, f.line, f.idx, l.label, l.line, l.idx, NULL"
-            " FROM temp.stage_labels l JOIN firsts f ON f.source = l.source AND f.rater = l.rater"
+            " FROM {s}.stage_labels l JOIN firsts f ON f.source = l.source AND f.rater = l.rater"
             " AND f.item_id = l.item_id WHERE l.seq != f.seq AND l.label != f.label"
             " UNION ALL SELECT f.seq, f.rater, f.item_id, f.label, f.line, f.idx, NULL, NULL, NULL, e.label"
             " FROM firsts f JOIN main.external_labels e ON e.source = f.source AND e.rater = f.rater"
@@ -235,7 +268,7 @@ class ImportStaging:
         )
         found: list[str] = []
         total = 0
-        for _seq, rater, item, first, fline, fidx, label, line, idx, stored in self.db.execute(sql):
+        for _seq, rater, item, first, fline, fidx, label, line, idx, stored in self._execute(sql):
             total += 1
             if len(found) >= cap:
                 continue
@@ -250,8 +283,8 @@ class ImportStaging:
     def items(self, batch: int = 1000) -> Iterator[list[Item]]:
         """The staged items in file order, a batch at a time (for checks of their texts)."""
         chunk: list[Item] = []
-        for row in self.store._stream(
-            "SELECT id, kind, conversation, responses, category, gold, metadata FROM temp.stage_items ORDER BY seq"
+        for row in self._stream(
+            "SELECT id, kind, conversation, responses, category, gold, metadata FROM {s}.stage_items ORDER BY seq"
         ):
             chunk.append(item_from_row(row))
             if len(chunk) >= batch:
@@ -261,7 +294,7 @@ class ImportStaging:
             yield chunk
 
     def cohorts(self) -> tuple[str, ...]:
-        return tuple(r[0] for r in self.db.execute("SELECT DISTINCT cohort FROM temp.stage_labels ORDER BY 1"))
+        return tuple(r[0] for r in self._execute("SELECT DISTINCT cohort FROM {s}.stage_labels ORDER BY 1"))
 
     # -- the swap --------------------------------------------------------------------------------
 
@@ -274,28 +307,28 @@ class ImportStaging:
         conflict check again, for items another process added meanwhile)."""
         n_items = self.n_items
         self._settle()
-        with self.store.transaction() as db:
+        with self.store.transaction():
             if check is not None:
                 check()
-            cursor = db.execute(
+            cursor = self._execute(
                 "INSERT INTO main.items (id, kind, conversation, responses, category, gold, metadata, content_hash,"
                 " source, created) SELECT id, kind, conversation, responses, category, gold, metadata, content_hash,"
-                " ?, ? FROM temp.stage_items s WHERE NOT EXISTS (SELECT 1 FROM main.items i WHERE i.id = s.id)"
+                " ?, ? FROM {s}.stage_items s WHERE NOT EXISTS (SELECT 1 FROM main.items i WHERE i.id = s.id)"
                 " ORDER BY seq", [source, created],
             )
             items = AddResult(added=int(cursor.rowcount), unchanged=n_items - int(cursor.rowcount))
             if not self.n_labels:
                 return items, AddResult(0, 0)
-            db.execute(
+            self._execute(
                 "INSERT OR IGNORE INTO main.annotators (name, cohort, created) SELECT rater, cohort, ?"
-                " FROM (SELECT DISTINCT rater, cohort FROM temp.stage_labels) ORDER BY rater, cohort", [created],
+                " FROM (SELECT DISTINCT rater, cohort FROM {s}.stage_labels) ORDER BY rater, cohort", [created],
             )
-            distinct = db.execute(
-                "SELECT count(*) FROM (SELECT DISTINCT source, rater, item_id FROM temp.stage_labels)"
+            distinct = self._execute(
+                "SELECT count(*) FROM (SELECT DISTINCT source, rater, item_id FROM {s}.stage_labels)"
             ).fetchone()[0]
-            cursor = db.execute(
+            cursor = self._execute(
                 "INSERT OR IGNORE INTO main.external_labels (source, rater, cohort, item_id, label, raw, shown_first,"
-                " created) SELECT source, rater, cohort, item_id, label, raw, shown_first, ? FROM temp.stage_labels"
+                " created) SELECT source, rater, cohort, item_id, label, raw, shown_first, ? FROM {s}.stage_labels"
                 " ORDER BY seq", [created],
             )
             labels = AddResult(added=int(cursor.rowcount), unchanged=int(distinct) - int(cursor.rowcount))
