@@ -5,7 +5,8 @@ comes (every field; its kind; the rater's cohort) and staged a batch at a time o
 (`annotate.store.staging`). Checks that need the whole file run on the staged rows: a key seen
 twice, Arena ids that depend on every turn of a question, ids already stored with other content,
 votes repeated with another label. The identity-leak scan needs every model name of the file, so it
-runs as a second pass over the staged items, once the names are known. Only then is the session
+runs on each batch as it is staged, and again on the earlier items that a name first seen later may
+be mentioned in (`annotate.formats.text_scan`). Only then is the session
 written, in one transaction that copies the staged rows. Memory holds one batch, the file's model
 and rater names, and (MT-Bench only) each model's answers to each question.
 """
@@ -20,12 +21,13 @@ from typing import Any, Protocol
 from annotate.formats.arena import SHOWN_FIRST, read_battle
 from annotate.formats.arena import SOURCE as ARENA_SOURCE
 from annotate.formats.errors import FormatError, describe
-from annotate.formats.leaks import Leak, find_identity_leaks, leak_warning
+from annotate.formats.leaks import Leak, leak_warning
 from annotate.formats.mapped import FieldMap, check_mapping, default_item_map, mapped_item, repeated_row
 from annotate.formats.mtbench import read_judgment
 from annotate.formats.native import check_kind, parse_item
 from annotate.formats.reading import Record
 from annotate.formats.streaming import Source
+from annotate.formats.text_scan import TextScan
 from annotate.model import ExternalLabel, Item, Message
 from annotate.spec import LabelSchema
 from annotate.store import Store
@@ -139,6 +141,8 @@ class Staged:
     records: int = 0
     warnings: list[str] = field(default_factory=list)
     models: set[str] = field(default_factory=set)
+    texts: TextScan = field(default_factory=TextScan)
+    """Leaks and empty responses of the staged items, scanned batch by batch."""
 
 
 def stage(store: Store, staging: ImportStaging, source: Source, reader: RecordReader, encodable: Any) -> Staged:
@@ -148,16 +152,22 @@ def stage(store: Store, staging: ImportStaging, source: Source, reader: RecordRe
     pending: list[tuple[StagedItem, Record, Entry]] = []
     votes: list[StagedLabel] = []
 
-    def flush() -> None:
+    def flush(scan: bool = True) -> None:
         batch, labels = list(pending), list(votes)
         pending.clear()
         votes.clear()
         staging.add_labels(labels)
+        first = staging.next_seq
+        repeated = set()
         for repeat in staging.add_items([staged for staged, _, _ in batch]):
+            repeated.add(repeat.position)
             _, record, entry = batch[repeat.position]
             warning = reader.repeat(record, entry, repeat.first, repeat.same)
             if warning:
                 found.warnings.append(warning)
+        if scan:
+            found.texts.scan([(first + k, entry.item) for k, (_, _, entry) in enumerate(batch) if k not in repeated],
+                             found.models)
 
     records: Iterator[Record] = source.records()
     try:
@@ -177,7 +187,7 @@ def stage(store: Store, staging: ImportStaging, source: Source, reader: RecordRe
             if len(pending) >= BATCH:
                 flush()
     except FormatError:
-        flush()  # a repeat among the records before the bad one is reported first
+        flush(scan=False)  # a repeat among the records before the bad one is reported first
         raise
     flush()
     return found
@@ -228,17 +238,6 @@ def vote_warning(staging: ImportStaging) -> str | None:
             f"{'; '.join(shown)}{more}")
 
 
-def scan_texts(staging: ImportStaging, models: set[str]) -> tuple[list[Leak], list[tuple[str, str]]]:
-    """Identity leaks (every model name of the file known) and empty responses, in item order."""
-    leaks: list[Leak] = []
-    empty: list[tuple[str, str]] = []
-    terms = sorted(models)
-    for items in staging.items():
-        leaks += find_identity_leaks(items, extra_terms=terms)
-        empty += [(item.id, r.slot) for item in items for r in item.responses if not r.text.strip()]
-    return leaks, empty
-
-
 def text_warnings(leaks: Sequence[Leak], empty: Sequence[tuple[str, str]], empty_line: Any) -> list[str]:
     warnings = []
     warning = leak_warning(leaks)
@@ -279,7 +278,7 @@ def staged_import(store: Store, path: Path, source: Source, reader: RecordReader
         votes = vote_warning(staging)
         if votes:
             warnings.append(votes)
-        leaks, empty = scan_texts(staging, found.models)
+        leaks, empty = found.texts.finish(staging, found.models)
         warnings += text_warnings(leaks, empty, empty_line)
         cohorts = staging.cohorts()
         items, labels = staging.commit(path.name, utc_now(), check=lambda: check_stored(staging, source.file))

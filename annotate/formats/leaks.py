@@ -35,7 +35,7 @@ from functools import lru_cache
 
 from annotate.formats.lookalikes import fold
 from annotate.formats.word_starts import WordStarts
-from annotate.model import Item
+from annotate.model import Item, Response
 
 KNOWN_TERMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("OpenAI", r"open ?ai", ("openai", "open ai")),
@@ -150,8 +150,7 @@ def leaks_per_item(items: Iterable[Item], extra_terms: Sequence[str] = ()) -> li
     names = {m for item in items for m in item.models if m and len(m) >= MIN_MODEL_NAME}
     names.update(t for t in extra_terms if len(t) >= MIN_MODEL_NAME)
     terms = _terms_for(tuple(sorted(names)))
-    texts = [[fold(text) for text in [response.text] + [m.content for m in response.history if m.role == "assistant"]]
-             for item in items for response in item.responses]
+    texts = [_response_texts(response) for item in items for response in item.responses]
     passed = iter(terms.candidates([text for response in texts for text in response]))
     per_response = iter(texts)
     found: list[list[Leak]] = []
@@ -173,6 +172,20 @@ def leaks_per_item(items: Iterable[Item], extra_terms: Sequence[str] = ()) -> li
             leaks.extend(Leak(item.id, response.slot, term) for term in ordered)
         found.append(leaks)
     return found
+
+
+def may_mention(items: Sequence[Item], names: Iterable[str]) -> list[bool]:
+    """For each item, whether a response of it (or its assistant history) may name one of these
+    model names; False only when none can match in it (the filter of `_Terms.candidates`)."""
+    terms = _Terms(tuple(_term(n, re.escape(n), (n.lower(),), False) for n in sorted(names)))
+    texts = [[text for response in item.responses for text in _response_texts(response)] for item in items]
+    passed = iter(terms.candidates([text for item_texts in texts for text in item_texts]))
+    return [any([next(passed) for _ in item_texts]) for item_texts in texts]
+
+
+def _response_texts(response: Response) -> list[str]:
+    """A response's text and its assistant history, folded (`annotate.formats.lookalikes.fold`)."""
+    return [fold(text) for text in [response.text] + [m.content for m in response.history if m.role == "assistant"]]
 
 
 @lru_cache(maxsize=4)

@@ -280,18 +280,27 @@ class ImportStaging:
                 )
         return found, total
 
-    def items(self, batch: int = 1000) -> Iterator[list[Item]]:
-        """The staged items in file order, a batch at a time (for checks of their texts)."""
-        chunk: list[Item] = []
+    @property
+    def next_seq(self) -> int:
+        """The seq the next staged item gets (`add_items` numbers a batch's entries from it, repeats included)."""
+        return self._seq + 1
+
+    def items_between(self, first: int, last: int) -> Iterator[tuple[int, Item]]:
+        """The items staged with seqs `first` to `last`, in file order (those folded away are gone)."""
         for row in self._stream(
-            "SELECT id, kind, conversation, responses, category, gold, metadata FROM {s}.stage_items ORDER BY seq"
+            "SELECT seq, id, kind, conversation, responses, category, gold, metadata FROM {s}.stage_items"
+            f" WHERE seq BETWEEN {int(first)} AND {int(last)} ORDER BY seq"
         ):
-            chunk.append(item_from_row(row))
-            if len(chunk) >= batch:
-                yield chunk
-                chunk = []
-        if chunk:
-            yield chunk
+            yield row["seq"], item_from_row(row)
+
+    def ids_of(self, seqs: Sequence[int], chunk: int = 500) -> dict[int, str]:
+        """The ids (settled: suffixes applied) of the staged rows with these seqs that are still staged."""
+        ids: dict[int, str] = {}
+        for start in range(0, len(seqs), chunk):
+            part = seqs[start:start + chunk]
+            marks = ",".join("?" * len(part))
+            ids.update(self._execute(f"SELECT seq, id FROM {{s}}.stage_items WHERE seq IN ({marks})", part).fetchall())
+        return ids
 
     def cohorts(self) -> tuple[str, ...]:
         return tuple(r[0] for r in self._execute("SELECT DISTINCT cohort FROM {s}.stage_labels ORDER BY 1"))

@@ -1,0 +1,84 @@
+"""The texts of a streamed import, checked as they are staged: identity leaks and empty responses.
+
+The leak scan needs every model name of the file (a response may name a model that only a later
+record brings), but reading the staged items back for a second pass costs as much as staging
+them. So each batch is scanned when it is staged, on the items already parsed, with the model
+names read so far; once the file is read, a batch scanned before some name was first seen is read
+back and scanned again, and only its items whose responses may mention one of those late names
+(`annotate.formats.leaks.may_mention`). Usually every name shows up in the first batch, and
+nothing is read back. The result is the same as one scan of every item with every name.
+
+Findings are kept per staged row (its `seq`), so an id settled after staging (an Arena question
+with several turns gets `-t{turn}`) and an item folded into an earlier one are accounted for when
+the import asks for them (`finish`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from annotate.formats.leaks import MIN_MODEL_NAME, Leak, leaks_per_item, may_mention
+from annotate.model import Item
+from annotate.store.staging import ImportStaging
+
+
+@dataclass(frozen=True)
+class _Batch:
+    first: int
+    last: int
+    """The seqs of the batch's first and last staged rows."""
+    names: frozenset[str]
+    """The model names it was scanned with."""
+
+
+def _scanned_names(names: set[str]) -> frozenset[str]:
+    return frozenset(name for name in names if len(name) >= MIN_MODEL_NAME)
+
+
+@dataclass
+class TextScan:
+    """Leaks and empty responses of the staged rows, by seq."""
+
+    leaks: dict[int, list[Leak]] = field(default_factory=dict)
+    empty: dict[int, list[str]] = field(default_factory=dict)
+    """The slots whose text is empty or blank."""
+    batches: list[_Batch] = field(default_factory=list)
+
+    def scan(self, staged: Sequence[tuple[int, Item]], names: set[str]) -> None:
+        """Scan a staged batch ((seq, item) in file order) with the model names read so far."""
+        if not staged:
+            return
+        scanned = _scanned_names(names)
+        self._record(staged, leaks_per_item([item for _, item in staged], extra_terms=sorted(scanned)))
+        self.batches.append(_Batch(staged[0][0], staged[-1][0], scanned))
+
+    def _record(self, staged: Sequence[tuple[int, Item]], found: Sequence[list[Leak]]) -> None:
+        for (seq, item), leaks in zip(staged, found, strict=True):
+            if leaks:
+                self.leaks[seq] = leaks
+            else:
+                self.leaks.pop(seq, None)
+            slots = [r.slot for r in item.responses if not r.text.strip()]
+            if slots:
+                self.empty[seq] = slots
+
+    def finish(self, staging: ImportStaging, names: set[str]) -> tuple[list[Leak], list[tuple[str, str]]]:
+        """Every leak and empty response of the rows staged now, in file order, under their settled ids,
+        once `names` (every model name of the file) is known."""
+        final = _scanned_names(names)
+        terms = sorted(final)
+        for batch in self.batches:
+            late = final - batch.names
+            if not late:
+                continue
+            staged = list(staging.items_between(batch.first, batch.last))
+            again = [(seq, item) for (seq, item), maybe in zip(staged, may_mention([i for _, i in staged], late),
+                                                                strict=True) if maybe]
+            if again:
+                self._record(again, leaks_per_item([item for _, item in again], extra_terms=terms))
+        ids = staging.ids_of(sorted(self.leaks.keys() | self.empty.keys()))
+        leaks = [Leak(ids[seq], leak.slot, leak.term) for seq in sorted(self.leaks) if seq in ids
+                 for leak in self.leaks[seq]]
+        empty = [(ids[seq], slot) for seq in sorted(self.empty) if seq in ids for slot in self.empty[seq]]
+        return leaks, empty
