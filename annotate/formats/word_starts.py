@@ -71,6 +71,7 @@ class WordStarts:
         import numpy as np
 
         self.table = np.zeros(_BASE ** KEY_CHARS, dtype=bool)
+        """By key: a word beginning so may begin a match."""
         self.open = False
         """A stem no word can stand for: every text passes."""
         for stem in stems:
@@ -79,6 +80,8 @@ class WordStarts:
                 self.open = True
             else:
                 self.table[keys] = True
+        self.pairs = self.table.reshape(_BASE * _BASE, -1).any(axis=1)
+        """By the first two character codes of a word: some key beginning so is in the table."""
 
     def candidates(self, texts: Sequence[str]) -> list[bool]:
         """For each text, whether one of its words begins as a stem allows (False: no stem can match in it)."""
@@ -88,13 +91,14 @@ class WordStarts:
 
         encoded = [text.encode("utf-8", "surrogatepass") for text in texts]
         joined = b" ".join(encoded) + b" " * KEY_CHARS
-        codes: Any = np.frombuffer(joined.translate(_CODES), dtype=np.uint8).astype(np.int32)
-        size = len(codes) - KEY_CHARS
-        in_word = codes[:size] != 0
-        begins = in_word.copy()
-        begins[1:] &= ~in_word[:-1]
-        starts = np.flatnonzero(begins)
-        keys = codes[starts]
+        codes: Any = np.frombuffer(joined.translate(_CODES), dtype=np.uint8)
+        in_word = codes != 0
+        starts = np.flatnonzero(in_word[1:len(codes) - KEY_CHARS] > in_word[:len(codes) - KEY_CHARS - 1]) + 1
+        if in_word[0]:
+            starts = np.concatenate(([0], starts))
+        second = codes[starts + 1]
+        starts = starts[self.pairs[codes[starts].astype(np.int32) * _BASE + second]]  # most words end here
+        keys = codes[starts].astype(np.int32)
         going = np.ones(len(starts), dtype=bool)
         for offset in range(1, KEY_CHARS):
             following = codes[starts + offset]
