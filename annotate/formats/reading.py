@@ -168,16 +168,23 @@ class _DuplicateKey(ValueError):
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
+    result = dict(pairs)
+    if len(result) == len(pairs):
+        return result
+    seen: set[str] = set()
+    for key, _ in pairs:  # fewer keys than pairs: find the first key given twice
+        if key in seen:
             raise _DuplicateKey(key)
-        result[key] = value
+        seen.add(key)
     return result
 
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} (not a JSON number; write null or a string)")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_no_constant)
+"""One decoder for every record (json.loads with options builds a new one per call)."""
 
 
 class _TooDeep(ValueError):
@@ -189,7 +196,10 @@ class _TooDeep(ValueError):
 
 def _loads(text: str) -> Any:
     try:
-        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+        if text.startswith("\ufeff"):  # json.loads words this one ("Unexpected UTF-8 BOM")
+            value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+        else:
+            value = _DECODER.decode(text)
     except RecursionError:
         raise _TooDeep(deep_line(text)) from None
     except ValueError as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from types import MappingProxyType
 from typing import Any
 
@@ -18,6 +19,13 @@ def dumps(value: Any) -> str:
     """Canonical JSON: sorted keys, no whitespace, UTF-8 kept as is (what `json.dumps` with those
     options writes; one encoder made once, as imports call this for every field of every item)."""
     return _CANONICAL.encode(value)
+
+
+def _scalar(value: Any) -> str:
+    """`dumps` of a string or None without the encoder's dispatch (item_row writes four per item)."""
+    if isinstance(value, str):
+        return str(encode_basestring(value))
+    return "null" if value is None else dumps(value)
 
 
 def _messages(messages: tuple[Message, ...]) -> list[dict[str, str]]:
@@ -54,8 +62,8 @@ def item_row(item: Item, source: str, created: str) -> dict[str, Any]:
     ])
     metadata = dumps(dict(item.metadata))
     payload = (
-        f'{{"category":{dumps(item.category)},"conversation":{conversation},"gold":{dumps(item.gold)},'
-        f'"id":{dumps(item.id)},"kind":{dumps(item.kind)},"metadata":{metadata},"responses":{responses}}}'
+        f'{{"category":{_scalar(item.category)},"conversation":{conversation},"gold":{_scalar(item.gold)},'
+        f'"id":{_scalar(item.id)},"kind":{_scalar(item.kind)},"metadata":{metadata},"responses":{responses}}}'
     )
     return {
         "id": item.id,
