@@ -17,17 +17,29 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from annotate.model import Item
 from annotate.store.codec import content_hash, item_from_row
 from annotate.store.store import AddResult, Store
+from annotate.store.tally_schema import counted_in_bulk
 
 STAGE_SCHEMA = "stage"
 """The name the staging database is attached under."""
 STAGE_CACHE_KIB = -65536
 """The staging database's page cache (64 MiB): the staged rows themselves go to its file."""
+COPY_CACHE_KIB = -131072
+"""The session's page cache during the copy (128 MiB)."""
+_NEW_ROWS = {
+    "items": "SELECT EXISTS (SELECT 1 FROM {s}.stage_items s WHERE NOT EXISTS"
+             " (SELECT 1 FROM main.items i WHERE i.id = s.id))",
+    "external_labels": "SELECT EXISTS (SELECT 1 FROM {s}.stage_labels l WHERE NOT EXISTS (SELECT 1 FROM"
+                       " main.external_labels e WHERE e.source = l.source AND e.rater = l.rater"
+                       " AND e.item_id = l.item_id))",
+}
+"""Whether the copy adds rows to a table (whose tally is then counted in bulk, `counted_in_bulk`)."""
 ITEM_COLUMNS = ("id", "kind", "conversation", "responses", "category", "gold", "metadata", "content_hash")
 _TABLES = (
     "CREATE TABLE {s}.stage_items (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, grp TEXT, suffix TEXT,"
@@ -315,30 +327,49 @@ class ImportStaging:
         first counts. `check` runs first inside the transaction, under the write lock (e.g. the
         conflict check again, for items another process added meanwhile)."""
         n_items = self.n_items
+        n_labels = self.n_labels
         self._settle()
-        with self.store.transaction():
+        with self.store.transaction(), self._session_cache():
             if check is not None:
                 check()
-            cursor = self._execute(
-                "INSERT INTO main.items (id, kind, conversation, responses, category, gold, metadata, content_hash,"
-                " source, created) SELECT id, kind, conversation, responses, category, gold, metadata, content_hash,"
-                " ?, ? FROM {s}.stage_items s WHERE NOT EXISTS (SELECT 1 FROM main.items i WHERE i.id = s.id)"
-                " ORDER BY seq", [source, created],
-            )
-            items = AddResult(added=int(cursor.rowcount), unchanged=n_items - int(cursor.rowcount))
-            if not self.n_labels:
-                return items, AddResult(0, 0)
-            self._execute(
-                "INSERT OR IGNORE INTO main.annotators (name, cohort, created) SELECT rater, cohort, ?"
-                " FROM (SELECT DISTINCT rater, cohort FROM {s}.stage_labels) ORDER BY rater, cohort", [created],
-            )
-            distinct = self._execute(
-                "SELECT count(*) FROM (SELECT DISTINCT source, rater, item_id FROM {s}.stage_labels)"
-            ).fetchone()[0]
-            cursor = self._execute(
-                "INSERT OR IGNORE INTO main.external_labels (source, rater, cohort, item_id, label, raw, shown_first,"
-                " created) SELECT source, rater, cohort, item_id, label, raw, shown_first, ? FROM {s}.stage_labels"
-                " ORDER BY seq", [created],
-            )
-            labels = AddResult(added=int(cursor.rowcount), unchanged=int(distinct) - int(cursor.rowcount))
+            new = [table for table, sql in _NEW_ROWS.items() if self._execute(sql).fetchone()[0]]
+            with counted_in_bulk(self.db.conn, new):  # nothing new (a file imported again): the file is left as it is
+                added = 0
+                if "items" in new:
+                    added = int(self._execute(
+                        "INSERT INTO main.items (id, kind, conversation, responses, category, gold, metadata,"
+                        " content_hash, source, created) SELECT id, kind, conversation, responses, category, gold,"
+                        " metadata, content_hash, ?, ? FROM {s}.stage_items s"
+                        " WHERE NOT EXISTS (SELECT 1 FROM main.items i WHERE i.id = s.id) ORDER BY seq",
+                        [source, created],
+                    ).rowcount)
+                items = AddResult(added=added, unchanged=n_items - added)
+                if not n_labels:
+                    return items, AddResult(0, 0)
+                self._execute(
+                    "INSERT OR IGNORE INTO main.annotators (name, cohort, created) SELECT rater, cohort, ?"
+                    " FROM (SELECT DISTINCT rater, cohort FROM {s}.stage_labels) ORDER BY rater, cohort", [created],
+                )
+                distinct = int(self._execute(
+                    "SELECT count(*) FROM (SELECT DISTINCT source, rater, item_id FROM {s}.stage_labels)"
+                ).fetchone()[0])
+                added = 0
+                if "external_labels" in new:
+                    added = int(self._execute(
+                        "INSERT OR IGNORE INTO main.external_labels (source, rater, cohort, item_id, label, raw,"
+                        " shown_first, created) SELECT source, rater, cohort, item_id, label, raw, shown_first, ?"
+                        " FROM {s}.stage_labels ORDER BY seq", [created],
+                    ).rowcount)
+                labels = AddResult(added=added, unchanged=distinct - added)
         return items, labels
+
+    @contextmanager
+    def _session_cache(self) -> Iterator[None]:
+        """A larger page cache for the session file while the copy runs (the votes' index is written
+        in rater order, not file order), back to what it was after."""
+        before = self.db.conn.execute("PRAGMA main.cache_size").fetchone()[0]
+        self.db.conn.execute(f"PRAGMA main.cache_size = {COPY_CACHE_KIB}")
+        try:
+            yield
+        finally:
+            self.db.conn.execute(f"PRAGMA main.cache_size = {int(before)}")
