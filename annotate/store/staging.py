@@ -265,6 +265,8 @@ class ImportStaging:
             "CREATE INDEX IF NOT EXISTS {s}.stage_labels_key ON stage_labels (source, rater, item_id, seq)"
         )
         self._settle()
+        if not self._may_repeat_votes():
+            return [], 0
         firsts = (
             "SELECT l.* FROM {s}.stage_labels l WHERE l.seq = (SELECT min(seq) FROM {s}.stage_labels f"
             " WHERE f.source = l.source AND f.rater = l.rater AND f.item_id = l.item_id)"
@@ -296,6 +298,15 @@ class ImportStaging:
     def next_seq(self) -> int:
         """The seq the next staged item gets (`add_items` numbers a batch's entries from it, repeats included)."""
         return self._seq + 1
+
+    def _may_repeat_votes(self) -> bool:
+        """Whether a vote key (source, rater, item) is staged twice, or a staged source has stored votes
+        (one pass over the key index; the repeats themselves cost a lookup per staged vote)."""
+        return bool(self._execute(
+            "SELECT EXISTS (SELECT 1 FROM {s}.stage_labels GROUP BY source, rater, item_id HAVING count(*) > 1)"
+            " OR EXISTS (SELECT 1 FROM main.external_labels WHERE source IN (SELECT DISTINCT source"
+            " FROM {s}.stage_labels))"
+        ).fetchone()[0])
 
     def items_between(self, first: int, last: int) -> Iterator[tuple[int, Item]]:
         """The items staged with seqs `first` to `last`, in file order (those folded away are gone)."""
