@@ -233,7 +233,7 @@ def _checked_votes(
 
 def _check_encodable(item: Item, record: Record) -> None:
     """The item's metadata can be stored as UTF-8 JSON (its texts were checked field by field)."""
-    if not item.metadata:
+    if not item.metadata or all(_plain(key) and _plain(value) for key, value in item.metadata.items()):
         return
     try:
         json.dumps(dict(item.metadata), ensure_ascii=False, allow_nan=False).encode("utf-8")
@@ -241,3 +241,9 @@ def _check_encodable(item: Item, record: Record) -> None:
         raise record.error("valid Unicode text", "metadata", found="a lone surrogate (\\ud800-\\udfff)") from None
     except (TypeError, ValueError) as exc:
         raise record.error("JSON-compatible values", "metadata", found=str(exc)) from None
+
+
+def _plain(value: object) -> bool:
+    """A value JSON takes as it is, checked without encoding the whole metadata (most of it is)."""
+    kind = type(value)
+    return value is None or kind is bool or kind is int or (kind is str and value.isascii())  # type: ignore[union-attr]

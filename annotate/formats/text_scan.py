@@ -36,6 +36,20 @@ def _scanned_names(names: set[str]) -> frozenset[str]:
     return frozenset(name for name in names if len(name) >= MIN_MODEL_NAME)
 
 
+_ESCAPED = frozenset('"\\') | frozenset(map(chr, range(0x20)))
+"""Characters JSON writes escaped: a name with one is not found as it is in the responses' JSON."""
+
+
+def _may_name(responses: str, names: frozenset[str]) -> bool:
+    """Whether a staged row's responses (their JSON) may mention one of `names`: a cheap first look
+    before the row is decoded. ASCII responses are folded as they are, so a mention is the name's
+    letters in them, in any case; other responses and names JSON escapes are always looked at."""
+    if not responses.isascii():
+        return True
+    lowered = responses.lower()
+    return any(not _ESCAPED.isdisjoint(name) or name.lower() in lowered for name in names)
+
+
 @dataclass
 class TextScan:
     """Leaks and empty responses of the staged rows, by seq."""
@@ -72,7 +86,9 @@ class TextScan:
             late = final - batch.names
             if not late:
                 continue
-            staged = list(staging.items_between(batch.first, batch.last))
+            seqs = [seq for seq, responses in staging.responses_between(batch.first, batch.last)
+                    if _may_name(responses, late)]
+            staged = list(staging.items_at(seqs))
             again = [(seq, item) for (seq, item), maybe in zip(staged, may_mention([i for _, i in staged], late),
                                                                 strict=True) if maybe]
             if again:

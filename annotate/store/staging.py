@@ -156,8 +156,8 @@ class ImportStaging:
     def _executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
         return self.db.conn.executemany(sql.replace("{s}", self.schema), rows)
 
-    def _stream(self, sql: str) -> Iterator[dict[str, Any]]:
-        return self.store._stream(sql.replace("{s}", self.schema))
+    def _stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[dict[str, Any]]:
+        return self.store._stream(sql.replace("{s}", self.schema), params)
 
     # -- staging ---------------------------------------------------------------------------------
 
@@ -308,13 +308,22 @@ class ImportStaging:
             " FROM {s}.stage_labels))"
         ).fetchone()[0])
 
-    def items_between(self, first: int, last: int) -> Iterator[tuple[int, Item]]:
-        """The items staged with seqs `first` to `last`, in file order (those folded away are gone)."""
-        for row in self._stream(
-            "SELECT seq, id, kind, conversation, responses, category, gold, metadata FROM {s}.stage_items"
-            f" WHERE seq BETWEEN {int(first)} AND {int(last)} ORDER BY seq"
-        ):
-            yield row["seq"], item_from_row(row)
+    def responses_between(self, first: int, last: int) -> Iterator[tuple[int, str]]:
+        """(seq, responses JSON) of the items staged with seqs `first` to `last`, in file order."""
+        yield from self._execute(
+            "SELECT seq, responses FROM {s}.stage_items WHERE seq BETWEEN ? AND ? ORDER BY seq", [first, last],
+        )
+
+    def items_at(self, seqs: Sequence[int], chunk: int = 500) -> Iterator[tuple[int, Item]]:
+        """The items staged with these seqs (ascending), in file order; those folded away are gone."""
+        for start in range(0, len(seqs), chunk):
+            part = seqs[start:start + chunk]
+            marks = ",".join("?" * len(part))
+            for row in self._stream(
+                "SELECT seq, id, kind, conversation, responses, category, gold, metadata FROM {s}.stage_items"
+                f" WHERE seq IN ({marks}) ORDER BY seq", part,
+            ):
+                yield row["seq"], item_from_row(row)
 
     def ids_of(self, seqs: Sequence[int], chunk: int = 500) -> dict[int, str]:
         """The ids (settled: suffixes applied) of the staged rows with these seqs that are still staged."""
