@@ -27,6 +27,9 @@ hours), so only the commands are measured.
     python bench/bench_scale.py --sizes 100k --steps report --keep --dir /work/scale/100k   # build, keep
     python bench/bench_scale.py --sizes 100k --steps report --reuse --dir /work/scale/100k   # time it again
 
+Beside the wall clock each command's CPU time (user + system) is printed, and for the
+import its ratio to the anchor's: on a shared host the load inflates wall clock far more than CPU time.
+
 Everything is written under --dir (default: a temporary folder), removed at the end unless --keep.
 The load average is printed beside every figure: on a shared machine the ratios matter more than
 the seconds.
@@ -330,6 +333,8 @@ def show(row: Row) -> None:
         a = row.anchor
         text += (f"   | {row.anchor_name}: {a.wall_s:7.2f} s {a.peak_mb:6.0f} MB (load {a.load:4.2f})"
                  f"  ratio time x{r.wall_s / a.wall_s:.2f}, memory x{r.peak_mb / a.peak_mb:.2f}")
+        if r.cpu_s == r.cpu_s and a.cpu_s == a.cpu_s and a.cpu_s:
+            text += f", CPU x{r.cpu_s / a.cpu_s:.2f} ({a.cpu_s:.2f} s)"
     if row.note:
         text += f"   {row.note}"
     print(text, flush=True)
