@@ -39,6 +39,8 @@ def check_text(record: Record, field: str, value: Any, *, allow_blank: bool = Fa
 
 
 def _check_unicode(record: Record, field: str, value: str, field_kind: str = "field") -> None:
+    if value.isascii():  # no surrogate in it: skip the encoding (a check on every text of every record)
+        return
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:

@@ -4,11 +4,11 @@ The file is read a record at a time (`annotate.formats.streaming`); each record 
 comes (every field; its kind; the rater's cohort) and staged a batch at a time outside the session
 (`annotate.store.staging`). Checks that need the whole file run on the staged rows: a key seen
 twice, Arena ids that depend on every turn of a question, ids already stored with other content,
-votes repeated with another label. The identity-leak scan needs every model name of the file, so it
+votes repeated with another label. The identity-leak scan needs every model name of the file: it
 runs on each batch as it is staged, and again on the earlier items that a name first seen later may
-be mentioned in (`annotate.formats.text_scan`). Only then is the session
-written, in one transaction that copies the staged rows. Memory holds one batch, the file's model
-and rater names, and (MT-Bench only) each model's answers to each question.
+be mentioned in (`annotate.formats.text_scan`). Only then is the session written, in one
+transaction that copies the staged rows. Memory holds one batch, the file's model and rater names,
+the leaks found, and (MT-Bench only) each model's answers to each question.
 """
 
 from __future__ import annotations
