@@ -27,7 +27,7 @@ def check_text(record: Record, field: str, value: Any, *, allow_blank: bool = Fa
     """A string within the size limit, valid Unicode, and (unless allow_blank) not blank."""
     if not isinstance(value, str):
         raise record.error(what, field, got=value, field_kind=field_kind)
-    if not allow_blank and not value.strip():
+    if not allow_blank and (not value or value.isspace()):  # blank, without copying a long text
         raise record.error(what, field, got=value, field_kind=field_kind)
     if len(value) > MAX_TEXT_CHARS:
         raise record.error(

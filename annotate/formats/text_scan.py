@@ -73,7 +73,7 @@ class TextScan:
                 self.leaks[seq] = leaks
             else:
                 self.leaks.pop(seq, None)
-            slots = [r.slot for r in item.responses if not r.text.strip()]
+            slots = [r.slot for r in item.responses if not r.text or r.text.isspace()]
             if slots:
                 self.empty[seq] = slots
 
