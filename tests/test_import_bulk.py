@@ -110,3 +110,17 @@ def test_an_error_inside_the_copy_rolls_it_back_triggers_and_all(project: Path,
     with open_store(spec) as store:
         assert triggers(store) == before_triggers and session_tally(store) == recount(store)
         assert store.count_items() == 10
+
+
+def test_an_import_inside_a_callers_transaction_stages_in_the_temp_database(project: Path) -> None:
+    rng = random.Random(7)
+    spec = session(project)
+    path = write(project / "a.jsonl", [native(k, rng) for k in range(30)])
+    with open_store(spec) as store:
+        with store.transaction():
+            report = import_items(store, spec.schema, path)
+            assert store.db.conn.in_transaction  # still the caller's to end
+        assert report.items_added == 30 and store.count_items() == 30
+        assert session_tally(store) == recount(store)
+        attached = {row[1] for row in store.db.conn.execute("PRAGMA database_list")}
+        assert "stage" not in attached
