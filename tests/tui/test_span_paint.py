@@ -235,3 +235,39 @@ async def test_span_mode_paints_only_the_cursor_line_anew(tmp_path: Path, monkey
         await pilot.pause()
         assert screen.span_slot is not None and painted == []
     store.close()
+
+
+async def test_going_back_to_a_marked_item_lays_its_plain_text_out_again_for_nothing(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """`b` to revise an item with errors marked shows its plain text with the marks: from the offset map
+    and layout kept when the item was first shown, not built again (about half of that key's time)."""
+    from annotate.text_map import Layout
+
+    spec, store = span_session(tmp_path, items=[long_item(i) for i in range(3)])
+    app = make_app(spec, store, "k", open_guideline=False)
+    built: list[int] = []
+    init = Layout.__init__
+
+    def counted(self, *args, **kwargs):
+        built.append(1)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(Layout, "__init__", counted)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ItemScreen)
+        first = screen.item
+        await pilot.press("m", "space", "w", "enter", "1", "1", "enter", "escape", "1", "enter")
+        await pilot.pause()
+        assert screen.item != first
+        while not (app.settled() and screen.spans_prepared()):
+            await pilot.pause()
+        built.clear()
+        await pilot.press("b")
+        await pilot.pause()
+        assert screen.item == first and screen.spans
+        assert any(p.plain is not None for p in screen.response_panes())  # its marks shown on the plain text
+        assert built == []
+    store.close()

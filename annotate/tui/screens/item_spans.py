@@ -18,6 +18,7 @@ and a revision that changes only spans is a new answer.
 from __future__ import annotations
 
 import bisect
+from collections import OrderedDict
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
     _Base = ItemScreen
 else:
     _Base = object
+
+KEPT_MAPS = 8
+"""Offset maps kept (one per response): the last four items of a pair, enough to go back a few items."""
 
 MOVES = frozenset({"left", "right", "up", "down", "word", "word_back", "word_end", "line_start", "line_end",
                    "page_up", "page_down"})
@@ -62,7 +66,8 @@ class SpanMarking(_Base):
         """The span last jumped to, added or changed (highlighted; `x` deletes it)."""
         self._plain_choice: dict[str, bool] = {}
         """Slot -> the view chosen with `v` on this item (True: plain text)."""
-        self._maps: dict[str, TextMap] = {}
+        self._maps: OrderedDict[tuple[str, str], TextMap] = OrderedDict()
+        """(item id, slot) -> the response's offset map, with its layouts, for the last few items."""
         self._prepared: Item | None = None
         """The item `prepare_spans` last ran for."""
 
@@ -90,7 +95,6 @@ class SpanMarking(_Base):
         self.other_spans = self.other_spans_for(item)
         self.current_span = None
         self._plain_choice = {}
-        self._maps = {}
         if self.taxonomy is not None:
             self.refresh_spans()
 
@@ -103,11 +107,16 @@ class SpanMarking(_Base):
         return tuple(sorted(self.spans, key=lambda s: (s.slot, s.start, s.end, s.category, s.severity, s.note)))
 
     def text_map(self, slot: str) -> TextMap:
-        """The map of the judged response in `slot` (built once per item)."""
-        found = self._maps.get(slot)
-        if found is None:
-            assert self.item is not None
-            found = self._maps[slot] = TextMap(self.item.response(slot).text)
+        """The map of the judged response in `slot`, built once per item and kept for the last few
+        items (KEPT_MAPS), so that going back to revise one lays its plain text out again for nothing."""
+        assert self.item is not None
+        text, key = self.item.response(slot).text, (self.item.id, slot)
+        found = self._maps.get(key)
+        if found is None or found.original != text:
+            found = self._maps[key] = TextMap(text)
+            while len(self._maps) > KEPT_MAPS:
+                self._maps.popitem(last=False)
+        self._maps.move_to_end(key)
         return found
 
     def prepare_spans(self) -> None:
