@@ -46,6 +46,7 @@ from annotate.tui.pacing import (
 from annotate.tui.queue import Prefetcher, Queue, StoreRunner
 from annotate.tui.render import Doc, DocLines, LineCache
 from annotate.tui.screens.item import ItemScreen
+from annotate.tui.terminal_driver import TerminalDriverChoice
 
 __all__ = [
     "BREAK_RESET_NS", "DESIGN_CHECK_S", "DESIGN_KEYS", "FULL_GC_EVERY_NS", "FULL_GC_IDLE_NS", "AnnotateApp",
@@ -58,7 +59,7 @@ DESIGN_KEYS = ("plan_hash", "experiment_hash")
 """Meta keys whose change means the queue may have changed under the open app."""
 
 
-class AnnotateApp(IdleCollectionMixin, SittingPaceMixin, App[None]):
+class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, App[None]):
     """One annotator working through their queue in one session."""
 
     CSS_PATH = "app.tcss"

@@ -16,12 +16,13 @@ from annotate.dashboard import PACE_WINDOW_MIN
 from annotate.spec import SessionSpec
 from annotate.store import Store
 from annotate.tui.screens.dashboard import DashboardScreen
+from annotate.tui.terminal_driver import TerminalDriverChoice
 
 DEFAULT_INTERVAL_S = 2.0
 """Seconds between two refreshes unless told otherwise (`--interval`)."""
 
 
-class DashboardApp(App[None]):
+class DashboardApp(TerminalDriverChoice, App[None]):
     """A session's annotators, live."""
 
     CSS_PATH = "app.tcss"

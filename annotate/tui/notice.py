@@ -16,9 +16,10 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from annotate.safe_text import sanitize
+from annotate.tui.terminal_driver import TerminalDriverChoice
 
 
-class NoticeApp(App[None]):
+class NoticeApp(TerminalDriverChoice, App[None]):
     """Shows `message` (untrusted text: never markup) and quits on q, Enter or Escape."""
 
     TITLE = "annotate"

@@ -13,7 +13,7 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from typing import Any, TypeVar, overload
 
 from annotate.flags import Flag
@@ -32,12 +32,17 @@ class StoreRunner:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="annotate-store")
         self._pending = 0
         self._lock = threading.Lock()
+        self._last: Future[Any] | None = None
+        self._closed = False
 
     def call(self, func: Callable[..., T], *args: Any) -> Future[T]:
-        """Queue `func(*args)`; the future holds its result or exception."""
+        """Queue `func(*args)`; the future holds its result or exception.
+
+        Raises RuntimeError once the runner is closed (see `closed`)."""
         with self._lock:
+            future = self._pool.submit(func, *args)
             self._pending += 1
-        future = self._pool.submit(func, *args)
+            self._last = future
         future.add_done_callback(self._done)
         return future
 
@@ -51,17 +56,32 @@ class StoreRunner:
         with self._lock:
             return self._pending
 
+    @property
+    def closed(self) -> bool:
+        """True once `close` began: nothing more can be queued, and Store calls belong to the caller's thread."""
+        return self._closed
+
     def drain(self, timeout: float | None = None) -> bool:
-        """Wait until every call queued so far has finished; False on timeout."""
-        marker = self._pool.submit(lambda: None)
+        """Wait until every call queued so far has finished; False on timeout.
+
+        Works after `close` too (a SIGHUP can land while the app is being taken down): the calls run
+        in the order they were queued, so the last one finishing means all have."""
+        with self._lock:
+            last = self._last
+        if last is None:
+            return True
         try:
-            marker.result(timeout)
+            last.exception(timeout)
         except TimeoutError:
             return False
+        except CancelledError:
+            pass
         return True
 
     def close(self) -> None:
         """Finish every queued call, then stop the thread."""
+        with self._lock:
+            self._closed = True
         self._pool.shutdown(wait=True)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -54,11 +54,15 @@ def stop_on_signals(app: AnnotateApp) -> Iterator[Stopped]:
         if stopped.signal is not None:
             return  # a second signal while the first one waits for the writes
         stopped.signal = signum
-        stopped.drained = app.runner.drain(DRAIN_TIMEOUT_S)
-        if signum == signal.SIGHUP:
-            _leave_after_hangup(app, stopped)
-        else:
+        if signum != signal.SIGHUP:
+            stopped.drained = app.runner.drain(DRAIN_TIMEOUT_S)
             app.exit()
+            return
+        try:  # the app may be half taken down already (the store thread closed): leave whatever happens
+            stopped.drained = app.runner.drain(DRAIN_TIMEOUT_S)
+            _record_hangup(app, stopped)
+        finally:
+            _leave_after_hangup(app, stopped)
 
     previous = {s: signal.signal(s, handler) for s in SIGNALS}
     try:
@@ -68,24 +72,44 @@ def stop_on_signals(app: AnnotateApp) -> Iterator[Stopped]:
             signal.signal(s, old)
 
 
-def _leave_after_hangup(app: AnnotateApp, stopped: Stopped) -> None:
+def _record_hangup(app: AnnotateApp, stopped: Stopped) -> None:
+    """The stop in the session file (event `app.hangup`) and the sitting ended, on the store thread
+    or, when the app has closed it already, on this one."""
     from annotate.store.sittings import close_sitting
 
     queue = app.queue
     answered = queue.done - queue.skipped
-    unsaved = len(app.write_errors) + (0 if stopped.drained else app.runner.pending)
     payload = {"signal": "SIGHUP", "answered": answered, "skipped": queue.skipped, "total": len(queue),
-               "unsaved": unsaved}
+               "unsaved": _unsaved(app, stopped)}
+    event = Event(kind="app.hangup", mono_ns=app.clock(), wall_time=utc_now(), payload=payload,
+                  annotator=app.annotator)
     try:
-        app.runner.call(app.store.log_events, [Event(
-            kind="app.hangup", mono_ns=app.clock(), wall_time=utc_now(), payload=payload, annotator=app.annotator,
-        )]).result(DRAIN_TIMEOUT_S)
+        _on_store(app, app.store.log_events, [event])
         if app.sitting is not None:
-            app.runner.call(close_sitting, app.store, app.sitting, "hangup").result(DRAIN_TIMEOUT_S)
+            _on_store(app, close_sitting, app.store, app.sitting, "hangup")
     except Exception:  # nothing more can be done without a terminal; what was submitted is written
         pass
-    saved = "all saved" if not unsaved else f"{unsaved} write(s) NOT saved"
-    line = f"annotate: connection lost (SIGHUP): {answered} of {len(queue)} answered, {saved}\n"
-    with suppress(OSError):
-        os.write(2, line.encode())
-    os._exit(128 + signal.SIGHUP)
+
+
+def _on_store(app: AnnotateApp, func: Callable[..., object], *args: object) -> None:
+    if app.runner.closed:
+        func(*args)
+    else:
+        app.runner.call(func, *args).result(DRAIN_TIMEOUT_S)
+
+
+def _unsaved(app: AnnotateApp, stopped: Stopped) -> int:
+    return len(app.write_errors) + (0 if stopped.drained else app.runner.pending)
+
+
+def _leave_after_hangup(app: AnnotateApp, stopped: Stopped) -> None:
+    """A last line to standard error if it still can, and out at once: there is no terminal to restore."""
+    try:
+        queue = app.queue
+        unsaved = _unsaved(app, stopped)
+        saved = "all saved" if not unsaved else f"{unsaved} write(s) NOT saved"
+        line = f"annotate: connection lost (SIGHUP): {queue.done - queue.skipped} of {len(queue)} answered, {saved}\n"
+        with suppress(OSError):
+            os.write(2, line.encode())
+    finally:
+        os._exit(128 + signal.SIGHUP)
