@@ -29,17 +29,26 @@ def domain_errors(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from annotate.store import StoreError
-
         try:
             return func(*args, **kwargs)
-        except (ValueError, StoreError, KeyError) as exc:
+        except (ValueError, KeyError) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             raise click.ClickException(one_line(message)) from None
         except OSError as exc:
             raise click.ClickException(one_line(f"{exc.filename or ''}: {exc.strerror or exc}")) from None
+        except Exception as exc:
+            if not _is_store_error(exc):
+                raise
+            raise click.ClickException(one_line(str(exc))) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _is_store_error(exc: Exception) -> bool:
+    """A StoreError, found without importing the store (a command on a file alone never loads it,
+    and then cannot have raised one)."""
+    errors = sys.modules.get("annotate.store.errors")
+    return errors is not None and isinstance(exc, errors.StoreError)
 
 
 session_argument = click.argument("session", metavar="SESSION")

@@ -55,7 +55,7 @@ def main(project: Path | None) -> None:
       annotate import evals pairs.jsonl   # load items
       annotate start evals --annotator alice
     """
-    from annotate.session import set_project
+    from annotate.project import set_project
 
     set_project(project)
 
