@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -127,8 +128,10 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def key_to_paint(folder: Path, chars: int, n: int, rapid: bool, design: str = "outcomes", k: int = 4
-                       ) -> list[float]:
-    """Milliseconds from Enter to the next item painted, for n - 1 submits; `design` is the pairwise
+                       ) -> tuple[list[float], list[float]]:
+    """Milliseconds from Enter to the next item painted, for n - 1 submits, and the main thread's CPU
+    milliseconds over the same spans (the app and its event loop run on it: a figure that does not
+    depend on the host's load, unlike the wall clock); `design` is the pairwise
     study design (one `1` is pressed per question before Enter: four for the aspects design), or
     `ranking` (k responses per item, ranked 1 .. k before Enter)."""
     from textual import events
@@ -140,8 +143,15 @@ async def key_to_paint(folder: Path, chars: int, n: int, rapid: bool, design: st
         store.add_items(make_items(n, chars, k if design == "ranking" else 2))
         app = make_app(spec, store, "bench", open_guideline=False)
         painted: list[int] = []
-        app.painted_hooks.append(painted.append)
+        painted_cpu: list[int] = []
+
+        def on_painted(ns: int) -> None:
+            painted.append(ns)
+            painted_cpu.append(time.thread_time_ns())
+
+        app.painted_hooks.append(on_painted)
         times: list[float] = []
+        cpu: list[float] = []
         async with app.run_test(size=(160, 48)) as pilot:
             await pilot.pause()
             for _ in range(n - 1):
@@ -154,22 +164,23 @@ async def key_to_paint(folder: Path, chars: int, n: int, rapid: bool, design: st
                     assert driver is not None
                     for key in answer:
                         driver.send_message(events.Key(key, key))
-                    start = time.monotonic_ns()
+                    start, start_cpu = time.monotonic_ns(), time.thread_time_ns()
                     driver.send_message(events.Key("enter", "\r"))
                 else:
                     await pilot.press(*answer)
-                    start = time.monotonic_ns()
+                    start, start_cpu = time.monotonic_ns(), time.thread_time_ns()
                     await pilot.press("enter")
                 while len(painted) == before:
                     await asyncio.sleep(0)
                 times.append((painted[before] - start) / 1e6)
+                cpu.append((painted_cpu[before] - start_cpu) / 1e6)
                 for pane in app.screen.response_panes():  # type: ignore[attr-defined]
                     rows = pane.scrollable_content_region.height
                     in_view = min(pane.virtual_size.height, round(pane.scroll_y) + rows)
                     assert pane.rendered >= in_view, f"{pane.id}: {pane.rendered} lines rendered, {in_view} in view"
             await pilot.press("q")
         assert len(store.judgments("bench")) == n - 1
-    return times
+    return times, cpu
 
 
 async def markdown_widget(chars: int, runs: int) -> list[float]:
@@ -251,8 +262,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for chars in args.sizes:
-            results[f"key_to_paint_{chars}"] = summary(
-                asyncio.run(key_to_paint(folder, chars, args.items, args.rapid, args.design, args.k)))
+            wall, cpu = asyncio.run(key_to_paint(folder, chars, args.items, args.rapid, args.design, args.k))
+            results[f"key_to_paint_{chars}"] = summary(wall)
+            results[f"key_to_paint_{chars}_main_thread_cpu"] = summary(cpu)
         results["launch_to_first_item_10000"] = summary(launch_times(folder, 10_000, args.launch_runs))
         if args.widget_runs:
             for chars in (2000, 10_000):
@@ -263,7 +275,7 @@ def main() -> None:
         return
     mode = "rapid (no read-ahead wait)" if args.rapid else "annotator pace (read-ahead finished)"
     design = f"ranking, k = {args.k} responses of the size each" if args.design == "ranking" else args.design
-    print(f"annotate TUI benchmark, 160x48 headless, {mode}, design {design}")
+    print(f"annotate TUI benchmark, 160x48 headless, {mode}, design {design}; load average {os.getloadavg()[0]:.1f}")
     for name, s in results.items():
         assert isinstance(s, dict)
         print(f"  {name:<36} n={s['n']:<4} median {s['median_ms']:>7.1f} ms   p95 {s['p95_ms']:>7.1f} ms"
