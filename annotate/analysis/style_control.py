@@ -27,12 +27,16 @@ its votes are counts), sorted by model pair, so the Hessian is assembled from pe
 strengths block is a weighted graph Laplacian) without a dense battles-by-models matrix: a million
 battles cost a few passes over a million rows per Newton step.
 
-Intervals: the items are resampled with all their votes (a cluster bootstrap,
-`annotate.analysis.bootstrap.resample_counts`); both fits, with and without style, are refitted on
-the *same* resamples (warm-started at the full-data estimate), and 95 % percentile intervals are
-taken for ratings and coefficients.  Rank = 1 + the number of models of the same connected component
-whose lower bound lies above this model's upper bound (as in `annotate.analysis.ranking`); the
-rank change is the plain rank minus the controlled rank (positive: the model rises when style is
+Intervals: up to `SANDWICH_ABOVE` items, the items are resampled with all their votes (a cluster
+bootstrap, `annotate.analysis.bootstrap.resample_counts`); both fits, with and without style, are
+refitted on the *same* resamples (warm-started at the full-data estimate), and 95 % percentile
+intervals are taken for ratings and coefficients.  Its cost is resamples x items, so above that many
+items both fits take the normal approximation instead: estimate +- 1.96 standard errors from the
+item-clustered sandwich covariance H^-1 J H^-1, the bootstrap's large-sample limit (the same unit,
+the item with all its votes; `annotate.analysis.style_control_intervals`).  ``intervals`` chooses
+either method outright.  Rank = 1 + the number of models of the same connected component whose
+lower bound lies above this model's upper bound (as in `annotate.analysis.ranking`); the rank change
+is the plain rank minus the controlled rank (positive: the model rises when style is
 held fixed).
 """
 
@@ -46,18 +50,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from annotate.analysis.bootstrap import DEFAULT_N_BOOT, MIN_UNITS_FOR_INTERVAL, percentile_interval, resample_counts
+from annotate.analysis.bootstrap import DEFAULT_N_BOOT, MIN_UNITS_FOR_INTERVAL
 from annotate.analysis.estimate import json_number
 from annotate.analysis.reasons import not_enough
 from annotate.analysis.style import FEATURES, TOKENIZER, normalised_difference
-from annotate.analysis.style_newton import by_pair, newton, pair_weights, sorted_rows
+from annotate.analysis.style_control_intervals import bootstrap_bounds, sandwich_bounds
+from annotate.analysis.style_newton import by_pair, newton, sorted_rows
 
 __all__ = [
+    "INTERVAL_METHODS",
     "RIDGE",
+    "SANDWICH_ABOVE",
     "StyleCoefficient",
     "StyleControl",
     "StyleDesign",
     "StyleRow",
+    "choose_interval_method",
     "fit_style_control",
     "style_control",
     "style_design",
@@ -67,15 +75,19 @@ __all__ = [
 RIDGE = 1e-6
 """Ridge on every parameter (see the module docstring); the plain ranking uses the same."""
 
+SANDWICH_ABOVE = 20_000
+"""Items above which ``intervals="auto"`` takes the sandwich instead of the bootstrap (docs/scaling.md:
+near it the two intervals' widths agree within a few per cent, and 1000 refits of both fits cost about
+10 s of CPU at 20,000 items; `bench/bench_style_control.py --compare`)."""
+
+INTERVAL_METHODS = ("auto", "bootstrap", "sandwich")
+"""auto: the bootstrap up to `SANDWICH_ABOVE` items, the sandwich above; or either one outright."""
+
 WINNER_COLUMN = {"model_a": 0, "model_b": 1, "tie": 2, "both_bad": 2, "tie (bothbad)": 2}
 """Battle outcome -> vote column: 0 slot A won, 1 slot B won, 2 tie."""
 
 _SCALE = 400.0 / math.log(10.0)
 _ANCHOR = 1000.0
-_CELLS = 1 << 22
-"""Bound on ``block * n_rows`` (one bootstrap block of per-row arrays, about 32 MiB each)."""
-_HESSIAN_CELLS = 1 << 22
-"""Bound on ``block * (K + F)**2`` for the batched Hessians."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -192,7 +204,8 @@ class StyleCoefficient:
     Attributes:
         feature: its name (`annotate.analysis.style.FEATURES`).
         estimate: change in log-odds that slot A wins per standard deviation of the normalised
-            difference (NaN when not estimated); ci_low, ci_high: 95 % item-bootstrap interval.
+            difference (NaN when not estimated); ci_low, ci_high: 95 % interval
+            (item bootstrap or item-clustered sandwich, as the fit says).
         scale: the standard deviation of the normalised difference over the battles (the unit of
             the coefficient); per_unit = estimate / scale is the change per unit of the difference
             itself (all of slot A's feature and none of slot B's: +1).
@@ -268,11 +281,14 @@ class StyleControl:
         rows: one per model, by component, then by controlled rating (best first).
         coefficients: one per requested feature (those without variation carry a reason).
         n_items, n_battles: items (clusters) and votes that entered; n_models: models ranked.
-        n_boot, seed: the bootstrap; unit: what it resamples (always ``"items"``).
+        n_boot, seed: the bootstrap; unit: what it resamples, the cluster of the sandwich (always ``"items"``).
         reason: why there is no ranking at all (``not enough data ...``), else None.
         interval_reason: why ratings and coefficients have no interval although resamples were
             asked for (one item: nothing to resample), else None.
         notes: what else a reader must know (e.g. models never compared).
+        interval_method: where the intervals come from: ``"bootstrap"`` (n_boot item resamples),
+            ``"sandwich"`` (normal approximation, item-clustered sandwich covariance) or ``"none"``;
+            interval_method_reason: why that one (one line).
     """
 
     rows: tuple[StyleRow, ...]
@@ -286,6 +302,8 @@ class StyleControl:
     notes: tuple[str, ...] = field(default_factory=tuple)
     unit: str = "items"
     interval_reason: str | None = None
+    interval_method: str = "bootstrap"
+    interval_method_reason: str | None = None
 
     @property
     def n_models(self) -> int:
@@ -294,8 +312,9 @@ class StyleControl:
     def to_json(self) -> dict[str, Any]:
         return {
             "n_items": self.n_items, "n_battles": self.n_battles, "n_models": self.n_models,
-            "n_boot": self.n_boot, "seed": self.seed, "unit": self.unit, "reason": self.reason,
-            "interval_reason": self.interval_reason,
+            "n_boot": None if self.interval_method == "sandwich" else self.n_boot, "seed": self.seed,
+            "unit": self.unit, "reason": self.reason, "interval_reason": self.interval_reason,
+            "interval_method": self.interval_method, "interval_method_reason": self.interval_method_reason,
             "tokenizer": self.tokenizer, "features": [c.feature for c in self.coefficients],
             "coefficients": [c.to_json() for c in self.coefficients],
             "models": [r.to_json() for r in self.rows], "notes": list(self.notes),
@@ -346,21 +365,41 @@ def _collinear(x: np.ndarray, varies: np.ndarray, weight: np.ndarray) -> np.ndar
     return out
 
 
-def _block_rows(n_rows: int, width: int) -> int:
-    return max(1, min(_CELLS // max(1, n_rows), _HESSIAN_CELLS // (width * width)))
+def choose_interval_method(intervals: str, n_items: int, n_boot: int, above: int = 0) -> tuple[str, str | None]:
+    """Where the intervals come from, and why in one line: ``intervals`` is one of `INTERVAL_METHODS`,
+    ``above`` the items above which auto takes the sandwich (default `SANDWICH_ABOVE`)."""
+    above = above or SANDWICH_ABOVE
+    if intervals not in INTERVAL_METHODS:
+        raise ValueError(f"intervals must be one of {', '.join(INTERVAL_METHODS)}, not {intervals!r}")
+    if n_boot <= 0:
+        return "none", "no intervals asked for (0 resamples)"
+    if n_items < MIN_UNITS_FOR_INTERVAL:
+        return "none", not_enough(n_items, "items", "nothing to resample")
+    sandwich = ("normal approximation, estimate +- 1.96 se from the item-clustered sandwich covariance of "
+                "the penalised fit (the bootstrap's large-sample limit)")
+    resamples = f"{n_boot} item resamples, both fits refitted on each"
+    if intervals == "sandwich":
+        return "sandwich", f"asked for: {sandwich}"
+    if intervals == "bootstrap":
+        return "bootstrap", f"asked for: {resamples}"
+    if n_items > above:
+        return "sandwich", f"{n_items:,} items > {above:,}: {sandwich}"
+    return "bootstrap", f"{n_items:,} items <= {above:,}: {resamples}"
 
 
 def fit_style_control(
     design: StyleDesign, n_boot: int = DEFAULT_N_BOOT, seed: int | None = 0, *, ridge: float = RIDGE,
+    intervals: str = "auto", sandwich_above: int = 0,
 ) -> StyleControl:
-    """Both fits on one design, with item-bootstrap intervals (see the module docstring)."""
+    """Both fits on one design, with item-bootstrap or sandwich intervals (see the module docstring and
+    `choose_interval_method`)."""
     names = design.feature_names
     k, n_items, n_battles = len(design.models), design.n_items, design.n_battles
     if k < 2 or n_items == 0:
         why = "fewer than two models" if n_items else "no battle with both answers stored"
         reason = not_enough(n_items, "items", why)
         coefficients = tuple(StyleCoefficient(f, math.nan, math.nan, math.nan, math.nan, 0, reason) for f in names)
-        return StyleControl((), coefficients, n_items, n_battles, n_boot, seed, reason)
+        return StyleControl((), coefficients, n_items, n_battles, n_boot, seed, reason, interval_method="none")
     per_battle = design.votes.sum(axis=1)
     mean = (design.features * per_battle[:, None]).sum(axis=0) / per_battle.sum()
     sd = np.sqrt(((design.features - mean) ** 2 * per_battle[:, None]).sum(axis=0) / per_battle.sum())
@@ -374,31 +413,16 @@ def fit_style_control(
     f = rows.n_features
     theta_p, _ = newton(pairs, pairs.n[None, :], pairs.s[None, :], np.zeros((1, k)), np.zeros((1, 0)), ridge)
     theta_c, beta_c = newton(rows, rows.n[None, :], rows.s[None, :], theta_p, np.zeros((1, f)), ridge)
-    boots_p, boots_c, boots_b = [], [], []
-    if n_boot > 0 and n_items >= MIN_UNITS_FOR_INTERVAL:
-        rng = np.random.default_rng(seed)
-        per_block = _block_rows(n_items, k + f)
-        for weights in resample_counts(rng, n_items, n_boot):
-            for start in range(0, weights.shape[0], per_block):
-                w = weights[start:start + per_block]
-                b = w.shape[0]
-                # Items are exchangeable: the weights are taken in the rows' (sorted) order as drawn.
-                tp, _ = newton(pairs, *pair_weights(w, rows), np.repeat(theta_p, b, 0), np.zeros((b, 0)), ridge)
-                tc, bc = newton(rows, w * rows.n[None, :], w * rows.s[None, :], np.repeat(theta_c, b, 0),
-                                 np.repeat(beta_c, b, 0), ridge)
-                boots_p.append(to_rating(tp))
-                boots_c.append(to_rating(tc))
-                boots_b.append(bc)
     group = _components(design)
-    rating_p, rating_c = to_rating(theta_p[0]), to_rating(theta_c[0])
-    nan_bounds = np.full((k, 2), np.nan)
-    if boots_p:
-        bp, bc_, bb = np.concatenate(boots_p), np.concatenate(boots_c), np.concatenate(boots_b)
-        bounds_p = np.array([percentile_interval(bp[:, m]) for m in range(k)])
-        bounds_c = np.array([percentile_interval(bc_[:, m]) for m in range(k)])
-        bounds_b = np.array([percentile_interval(bb[:, j]) for j in range(f)]).reshape(f, 2)
+    method, method_reason = choose_interval_method(intervals, n_items, n_boot, sandwich_above)
+    if method == "bootstrap":
+        bounds_p, bounds_c, bounds_b = bootstrap_bounds(rows, pairs, theta_p, theta_c, beta_c, n_boot, seed, ridge,
+                                                        to_rating)
+    elif method == "sandwich":
+        bounds_p, bounds_c, bounds_b = sandwich_bounds(rows, theta_p, theta_c, beta_c, group, ridge, to_rating)
     else:
-        bounds_p, bounds_c, bounds_b = nan_bounds, nan_bounds.copy(), np.full((f, 2), np.nan)
+        bounds_p, bounds_c, bounds_b = np.full((k, 2), np.nan), np.full((k, 2), np.nan), np.full((f, 2), np.nan)
+    rating_p, rating_c = to_rating(theta_p[0]), to_rating(theta_c[0])
     rank_p = _ranks(rating_p, bounds_p[:, 0], bounds_p[:, 1], group)
     rank_c = _ranks(rating_c, bounds_c[:, 0], bounds_c[:, 1], group)
     pos_p, pos_c = _positions(rating_p, group), _positions(rating_c, group)
@@ -432,14 +456,15 @@ def fit_style_control(
         notes.append(f"NOT ONE SCALE: the models fall into {int(group.max())} groups never compared; ratings and "
                      "ranks compare models of the same group only.")
     return StyleControl(out_rows, tuple(coefficients), n_items, n_battles, n_boot, seed, None, TOKENIZER,
-                        tuple(notes), interval_reason=no_interval)
+                        tuple(notes), interval_reason=no_interval, interval_method=method,
+                        interval_method_reason=method_reason)
 
 
 def style_control(
     battles: pd.DataFrame, counts: pd.DataFrame, *, n_boot: int = DEFAULT_N_BOOT, seed: int | None = 0,
-    features: Sequence[str] = FEATURES, ridge: float = RIDGE,
+    features: Sequence[str] = FEATURES, ridge: float = RIDGE, intervals: str = "auto",
 ) -> tuple[StyleControl, int]:
     """The style-controlled ranking of ``battles`` (see `style_design` for the frames); also returns
     how many battles were left out because their item has no stored answers to count."""
     design, dropped = style_design(battles, counts, features)
-    return fit_style_control(design, n_boot, seed, ridge=ridge), dropped
+    return fit_style_control(design, n_boot, seed, ridge=ridge, intervals=intervals), dropped

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Rows", "by_pair", "newton", "pair_sums", "pair_weights", "sorted_rows"]
+__all__ = ["Rows", "by_pair", "information", "newton", "pair_sums", "pair_weights", "score", "sorted_rows"]
 
 MAX_STEP = 2.0
 """Largest Newton step per coordinate (natural-log units); damps the first steps of separable fits."""
@@ -105,6 +105,40 @@ def pair_weights(weights: np.ndarray, rows: Rows) -> tuple[np.ndarray, np.ndarra
     return pair_sums(weights * rows.n[None, :], rows), pair_sums(weights * rows.s[None, :], rows)
 
 
+def score(resid: np.ndarray, rows: Rows) -> np.ndarray:
+    """``(b, R)`` per-row residuals r (wins minus expected wins) -> ``(b, K + F)`` sums D^T r: the
+    log-likelihood's gradient, one row's term being that row's (that item's) score."""
+    k, f = rows.k, rows.n_features
+    out = np.empty((resid.shape[0], k + f))
+    out[:, :k] = _scatter(pair_sums(resid, rows), rows)
+    if f:
+        out[:, k:] = (rows.xt @ resid.T).T
+    return out
+
+
+def information(h: np.ndarray, rows: Rows) -> np.ndarray:
+    """``(b, R)`` per-row weights h -> ``(b, K + F, K + F)`` D^T diag(h) D, assembled from per-pair sums
+    (strengths block: a weighted graph Laplacian) and BLAS products over the rows: with h = n p (1 - p)
+    the negative Hessian of the log-likelihood, with h = r^2 the sum of the rows' score outer products."""
+    k, f = rows.k, rows.n_features
+    b = h.shape[0]
+    out = np.empty((b, k + f, k + f))
+    out[:, :k, :k] = _laplacian(pair_sums(h, rows), rows)
+    if f:
+        product = np.empty_like(h)
+        cross = np.stack([_scatter(pair_sums(np.multiply(h, rows.xt[j], out=product), rows), rows)
+                          for j in range(f)], axis=2)
+        out[:, :k, k:] = cross
+        out[:, k:, :k] = cross.transpose(0, 2, 1)
+        upper = np.triu_indices(f)
+        block = np.empty((b, f, f))
+        sums = (rows.products @ h.T).T
+        block[:, upper[0], upper[1]] = sums
+        block[:, upper[1], upper[0]] = sums
+        out[:, k:, k:] = block
+    return out
+
+
 def newton(rows: Rows, n_w: np.ndarray, s_w: np.ndarray, theta: np.ndarray, beta: np.ndarray, ridge: float,
             max_iter: int = 100, tol: float = 1e-8) -> tuple[np.ndarray, np.ndarray]:
     """Penalised ML fit for a block of resamples from starting values ``(b, K)``, ``(b, F)``.
@@ -123,7 +157,6 @@ def newton(rows: Rows, n_w: np.ndarray, s_w: np.ndarray, theta: np.ndarray, beta
         return theta, beta
     eye = np.eye(k + f) * ridge
     eye[:k, :k] += 1.0 / k
-    upper = np.triu_indices(f)
     active = np.arange(n_w.shape[0])
     for _ in range(max_iter):
         if active.size == 0:
@@ -145,23 +178,10 @@ def newton(rows: Rows, n_w: np.ndarray, s_w: np.ndarray, theta: np.ndarray, beta
         resid = np.subtract(sw, weighted)
         np.subtract(1.0, p, out=p)
         h = np.multiply(weighted, p, out=weighted)
-        b = active.size
-        grad = np.empty((b, k + f))
-        grad[:, :k] = _scatter(pair_sums(resid, rows), rows) - ridge * th
-        hess = np.empty((b, k + f, k + f))
-        hess[:, :k, :k] = _laplacian(pair_sums(h, rows), rows)
-        if f:
-            grad[:, k:] = (rows.xt @ resid.T).T - ridge * be
-            product = np.empty_like(h)
-            cross = np.stack([_scatter(pair_sums(np.multiply(h, rows.xt[j], out=product), rows), rows)
-                              for j in range(f)], axis=2)
-            hess[:, :k, k:] = cross
-            hess[:, k:, :k] = cross.transpose(0, 2, 1)
-            block = np.empty((b, f, f))
-            sums = (rows.products @ h.T).T
-            block[:, upper[0], upper[1]] = sums
-            block[:, upper[1], upper[0]] = sums
-            hess[:, k:, k:] = block
+        grad = score(resid, rows)
+        grad[:, :k] -= ridge * th
+        grad[:, k:] -= ridge * be
+        hess = information(h, rows)
         step = np.linalg.solve(hess + eye, grad[:, :, None])[:, :, 0]
         size = np.abs(step).max(axis=1)
         step *= np.minimum(1.0, MAX_STEP / np.maximum(size, 1e-300))[:, None]
