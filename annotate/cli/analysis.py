@@ -151,10 +151,16 @@ def _print_report(report: Any, fmt: str) -> None:
 @click.option("--alt-epsilon", type=click.FloatRange(0.0, 1.0, max_open=True), default=None, metavar="EPS",
               help="Epsilon of the alternative annotator test (LLM judges as annotators). Default: 0.2 for "
                    "expert annotators, 0.15 skilled, 0.1 crowd (the paper's rule of thumb; the smallest present).")
+@click.option("--style-intervals", type=click.Choice(["auto", "bootstrap", "sandwich"]), default="auto",
+              show_default=True,
+              help="Intervals of the style-controlled ranking: bootstrap (B item resamples, both fits refitted on "
+                   "each: cost B x items), sandwich (normal approximation with the item-clustered sandwich "
+                   "variance, the bootstrap's large-sample limit: one pass), or auto (the bootstrap up to 20,000 "
+                   "items, the sandwich above).")
 @domain_errors
 def report(session: str, fmt: str, output: Path | None, force: bool, n_boot: int, seed: int | None,
            include_planted: bool, majority: str, pool_llm: bool, mtbench_human: str,
-           alt_epsilon: float | None) -> None:
+           alt_epsilon: float | None, style_intervals: str) -> None:
     """A lead's report on a session: a summary, then agreement, LLM judges against humans, MT-Bench pairwise
     agreement, biases, quality, ranking and the style-controlled ranking, LLM judges as
     annotators (alternative annotator test) and annotator competence (Dawid-Skene, along the queue).
@@ -183,7 +189,7 @@ def report(session: str, fmt: str, output: Path | None, force: bool, n_boot: int
     with open_store(spec) as store:
         built = build_report(spec, store, n_boot=n_boot, seed=seed, include_planted=include_planted,
                              majority=majority, pool_llm=pool_llm, mtbench_human=_cohorts(mtbench_human),
-                             alt_epsilon=alt_epsilon)
+                             alt_epsilon=alt_epsilon, style_intervals=style_intervals)
     if output is None:
         _print_report(built, fmt)
         return

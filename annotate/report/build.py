@@ -102,6 +102,7 @@ def build_report(
     pool_llm: bool = False,
     mtbench_human: tuple[str, ...] = ("expert",),
     alt_epsilon: float | None = None,
+    style_intervals: str = "auto",
 ) -> Report:
     """The lead's report on a session: summary, agreement, LLM judges against humans, pairwise (MT-Bench)
     agreement, biases, quality, ranking, style-controlled ranking, LLM judges as annotators, annotator
@@ -113,12 +114,18 @@ def build_report(
     majority: the rule that gives one verdict per item (`annotate.analysis.majority`); pool_llm: pool
     LLM judges with the human raters in the headline figures; mtbench_human: the cohorts that are
     "human" in the MT-Bench per-turn table; alt_epsilon: epsilon of the alternative annotator test
-    (None: the paper's rule of thumb for the human cohorts present).
+    (None: the paper's rule of thumb for the human cohorts present); style_intervals: the style-controlled
+    ranking's intervals, auto (the item bootstrap up to `annotate.analysis.style_control.SANDWICH_ABOVE` items,
+    the item-clustered sandwich above), bootstrap or sandwich.
     """
     from annotate.analysis.majority import MAJORITY_RULES
 
     if majority not in MAJORITY_RULES:
         raise ValueError(f"majority rule must be one of {', '.join(MAJORITY_RULES)}, not {majority!r}")
+    from annotate.analysis.style_control import INTERVAL_METHODS
+
+    if style_intervals not in INTERVAL_METHODS:
+        raise ValueError(f"style intervals must be one of {', '.join(INTERVAL_METHODS)}, not {style_intervals!r}")
     seed = spec.seed if seed is None else seed
     votes, excluded = prepare_votes(spec, store, include_planted)
     unique = unique_votes(votes) if spec.kind != "rubric" else votes.iloc[:0]
@@ -133,7 +140,7 @@ def build_report(
         scored = unique.assign(label=numbers).loc[numbers.notna()]
         rule = primary.collapse_rule
     ctx = Context(spec, votes, unique, spec.schema.level, categories, n_boot, seed, max_rows, majority, pool_llm,
-                  tuple(mtbench_human), scored, rule)
+                  tuple(mtbench_human), scored, rule, style_intervals)
     n_items = store.count_items()
     cohorts = votes.groupby("cohort")["rater"].nunique().to_dict()
     n_judged = int((votes["source"] == "judgment").sum())

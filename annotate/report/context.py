@@ -60,6 +60,8 @@ class Context:
     strength as a number, both bad left out); None: `unique` as it is."""
     collapse_rule: str = ""
     """How the primary question's answers collapse to the preference in `label` (empty: they are one)."""
+    style_intervals: str = "auto"
+    """How the style-controlled ranking's intervals are made (`annotate.analysis.style_control.INTERVAL_METHODS`)."""
 
     @property
     def pairwise(self) -> bool:

@@ -56,6 +56,14 @@ def style_counts(store: Store) -> pd.DataFrame:
     return frame
 
 
+def _interval_note(result: StyleControl, ctx: Context) -> str:
+    """Where this section's intervals come from: the report's item bootstrap, or (large sessions) the sandwich."""
+    if result.interval_method == "sandwich":
+        return (f"Intervals: 95 %, {result.interval_method_reason}; items are the clusters, each with all its votes "
+                "(not the report's bootstrap: its cost is resamples x items).")
+    return ctx.ci_note.rstrip(".") + "; the same resamples for both fits."
+
+
 def _tables(key: str, label: str, result: StyleControl, dropped: int, ctx: Context) -> list[Table]:
     no_ci = result.interval_reason
     rows = tuple((r.model, r.plain_rating, interval(*r.plain_ci, no_ci), r.plain_rank, r.rating,
@@ -66,9 +74,8 @@ def _tables(key: str, label: str, result: StyleControl, dropped: int, ctx: Conte
         what + ". Both rankings are fitted on these same battles: Bradley-Terry maximum likelihood, ties as half a "
         "win each, ratings on an Elo-like scale (mean 1000, +400 = 10:1 odds); the controlled fit adds the four "
         "style features as columns of the logistic design (Chatbot Arena's style control, 2024).",
-        ctx.ci_note.rstrip(".") + "; the same resamples for both fits. Rank = 1 + the number of models whose "
-        "lower bound is above this model's upper bound; rank change = plain rank - controlled rank (+: rises "
-        "when style is held fixed).",
+        _interval_note(result, ctx) + " Rank = 1 + the number of models whose lower bound is above this model's "
+        "upper bound; rank change = plain rank - controlled rank (+: rises when style is held fixed).",
         *result.notes,
     )
     coef_rows = tuple(
@@ -115,7 +122,7 @@ def style_control_section(ctx: Context, store: Store) -> tuple[Section, dict[str
         part = battles.loc[mask]
         if part.empty:
             continue
-        result, dropped = style_control(part, counts, n_boot=ctx.n_boot, seed=ctx.seed)
+        result, dropped = style_control(part, counts, n_boot=ctx.n_boot, seed=ctx.seed, intervals=ctx.style_intervals)
         payload[name] = {**result.to_json(), "n_battles_dropped": dropped,
                          "dropped_reason": "item has no two stored answers" if dropped else None}
         if result.reason:
