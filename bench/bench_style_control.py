@@ -143,9 +143,10 @@ def scale(sizes: list[int], big_boot: int) -> None:
             out = subprocess.run([sys.executable, __file__, "--scale-one", str(n), method, str(n_boot)],
                                  capture_output=True, text=True, check=True)
             r = json.loads(out.stdout.strip().splitlines()[-1])
-            per = f" ({r['cpu'] / n_boot:.2f} s CPU per resample)" if method == "bootstrap" else ""
+            per = (f" ({(r['cpu'] - r['point_cpu']) / n_boot:.3f} s CPU per resample)" if method == "bootstrap"
+                   else "")
             print(f"{n:,} items, {method}{f' ({n_boot} resamples)' if method == 'bootstrap' else ''}: "
-                  f"intervals {r['wall']:.2f} s wall, {r['cpu']:.2f} s CPU{per} (the point fits alone: "
+                  f"fit + intervals {r['wall']:.2f} s wall, {r['cpu']:.2f} s CPU{per} (the point fits alone: "
                   f"{r['point_wall']:.2f} s wall, {r['point_cpu']:.2f} s CPU); peak RSS {r['peak']:,.0f} MiB "
                   f"(design built: {r['rss_before']:,.0f} MiB); mean controlled CI width {r['width']:.2f}; "
                   f"{load} before, {_load()} after", flush=True)

@@ -170,25 +170,30 @@ def style_design(
     if outcome.isna().any():
         bad = sorted({str(w) for w in battles.loc[outcome.isna(), "winner"]})[:5]
         raise ValueError(f"unknown winner values {bad}; expected {sorted(WINNER_COLUMN)}")
-    known = battles["item"].astype(str).isin(set(counts["item"].astype(str)))
-    b = battles.loc[known].assign(item=lambda d: d["item"].astype(str), _o=outcome[known].astype(int))
+    c = counts.assign(item=counts["item"].astype(str)).drop_duplicates("item").set_index("item")
+    row_of = c.index.get_indexer(battles["item"].astype(str))  # each battle's row of counts, -1: none
+    known = row_of >= 0
     dropped = int((~known).sum())
-    if b.empty:
+    if not known.any():
         return style_design_from_arrays((), [], [], np.zeros((0, len(feature_names))),
                                         np.zeros((0, len(feature_names))), np.zeros((0, 3)), feature_names), dropped
-    per_item = b.groupby("item", sort=True).agg(model_a=("model_a", "first"), model_b=("model_b", "first"),
-                                                 n_pairs=("model_a", "size"))
-    votes = pd.crosstab(b["item"], b["_o"]).reindex(index=per_item.index, columns=[0, 1, 2], fill_value=0)
-    c = counts.assign(item=counts["item"].astype(str)).drop_duplicates("item").set_index("item")
-    c = c.reindex(per_item.index)
-    models = sorted(set(per_item["model_a"].astype(str)) | set(per_item["model_b"].astype(str)))
-    position = {m: i for i, m in enumerate(models)}
-    a = per_item["model_a"].astype(str).map(position).to_numpy()
-    bb = per_item["model_b"].astype(str).map(position).to_numpy()
-    counts_a = c[[f"{f}_a" for f in feature_names]].to_numpy(dtype=np.float64)
-    counts_b = c[[f"{f}_b" for f in feature_names]].to_numpy(dtype=np.float64)
-    design = style_design_from_arrays(models, a, bb, counts_a, counts_b, votes.to_numpy(dtype=np.float64),
-                                      feature_names, per_item.index.to_numpy(dtype=object))
+    # One row per item (sorted by id), its models from its first battle, its votes counted by outcome: integer
+    # codes and bincounts instead of a groupby and a crosstab over the battles' strings.
+    codes, item_ids = pd.factorize(battles["item"].astype(str).to_numpy()[known], sort=True)
+    n_items = len(item_ids)
+    by_item = np.argsort(codes, kind="stable")
+    first = by_item[np.searchsorted(codes[by_item], np.arange(n_items))]  # each item's first battle
+    outcomes = outcome.to_numpy()[known].astype(np.int64)
+    votes = np.bincount(codes * 3 + outcomes, minlength=3 * n_items).reshape(n_items, 3).astype(np.float64)
+    model_a = battles["model_a"].astype(str).to_numpy()[known][first]
+    model_b = battles["model_b"].astype(str).to_numpy()[known][first]
+    models = sorted(set(model_a) | set(model_b))
+    position = pd.Index(models)
+    rows = c.iloc[row_of[known][first]]
+    counts_a = rows[[f"{f}_a" for f in feature_names]].to_numpy(dtype=np.float64)
+    counts_b = rows[[f"{f}_b" for f in feature_names]].to_numpy(dtype=np.float64)
+    design = style_design_from_arrays(models, position.get_indexer(model_a), position.get_indexer(model_b),
+                                      counts_a, counts_b, votes, feature_names, np.asarray(item_ids, dtype=object))
     return design, dropped
 
 
