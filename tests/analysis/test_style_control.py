@@ -243,3 +243,32 @@ def test_features_that_move_together_are_not_split() -> None:
                                                          arrays["counts_b"][:, :3], votes,
                                                          ("tokens", "headers", "list_items")), n_boot=0)
     assert lists.estimate == pytest.approx(reduced.coefficients[2].estimate)
+
+
+def test_design_does_not_depend_on_the_order_of_the_battles() -> None:
+    """Battles in any order give the same design: one row per item sorted by id, each with its own
+    models, counts and votes (the rows are built from integer codes, so a misaligned code would show)."""
+    rng = np.random.default_rng(8)
+    n_items = 300
+    ids = np.array([f"q{i:03d}" for i in range(n_items)], dtype=object)
+    a = rng.integers(0, 4, n_items)
+    b = (a + rng.integers(1, 4, n_items)) % 4
+    names = np.array(["w", "x", "y", "z"])
+    per_item = rng.integers(1, 6, n_items)
+    item = np.repeat(np.arange(n_items), per_item)
+    winner = np.array(["model_a", "model_b", "tie"])[rng.integers(0, 3, item.size)]
+    battles = pd.DataFrame({"item": ids[item], "model_a": names[a[item]], "model_b": names[b[item]],
+                            "winner": winner})
+    counts = pd.DataFrame({"item": ids, **{f"{f}_{side}": rng.integers(0, 9, n_items)
+                                           for side in "ab" for f in ("tokens", "headers", "list_items", "bold")}})
+    design, _ = style_design(battles, counts)
+    shuffled, _ = style_design(battles.sample(frac=1.0, random_state=3), counts.sample(frac=1.0, random_state=4))
+    assert list(design.items) == list(ids)
+    assert [design.models[m] for m in design.model_a] == list(names[a])
+    expected = np.zeros((n_items, 3))
+    np.add.at(expected, (item, pd.Series(winner).map({"model_a": 0, "model_b": 1, "tie": 2}).to_numpy()), 1)
+    assert design.votes.tolist() == expected.tolist()
+    assert design.features[:, 0].tolist() == normalised_difference(counts[["tokens_a"]].to_numpy(),
+                                                                   counts[["tokens_b"]].to_numpy())[:, 0].tolist()
+    for key in ("model_a", "model_b", "features", "votes", "items"):
+        assert np.array_equal(getattr(design, key), getattr(shuffled, key)), key
