@@ -186,7 +186,7 @@ def main(n_boot: int) -> None:
     t2 = time.perf_counter()
     point = fit_style_control(design, n_boot=0)
     t3 = time.perf_counter()
-    result = fit_style_control(design, n_boot=n_boot, seed=0)
+    result = fit_style_control(design, n_boot=n_boot, seed=0, intervals="bootstrap")  # auto: the sandwich at 1M
     t4 = time.perf_counter()
     print(f"simulate: {t1 - t0:.2f} s; design (normalised differences): {t2 - t1:.2f} s")
     print(f"point fits, plain and controlled: {t3 - t2:.2f} s")
