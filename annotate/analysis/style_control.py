@@ -286,7 +286,8 @@ class StyleControl:
         rows: one per model, by component, then by controlled rating (best first).
         coefficients: one per requested feature (those without variation carry a reason).
         n_items, n_battles: items (clusters) and votes that entered; n_models: models ranked.
-        n_boot, seed: the bootstrap; unit: what it resamples, the cluster of the sandwich (always ``"items"``).
+        n_boot, seed: the bootstrap asked for (drawn only when interval_method is ``"bootstrap"``); unit: what
+            it resamples, the cluster of the sandwich (always ``"items"``).
         reason: why there is no ranking at all (``not enough data ...``), else None.
         interval_reason: why ratings and coefficients have no interval although resamples were
             asked for (one item: nothing to resample), else None.
@@ -317,8 +318,8 @@ class StyleControl:
     def to_json(self) -> dict[str, Any]:
         return {
             "n_items": self.n_items, "n_battles": self.n_battles, "n_models": self.n_models,
-            "n_boot": None if self.interval_method == "sandwich" else self.n_boot, "seed": self.seed,
-            "unit": self.unit, "reason": self.reason, "interval_reason": self.interval_reason,
+            "n_boot": self.n_boot, "seed": self.seed, "unit": self.unit, "reason": self.reason,
+            "interval_reason": self.interval_reason,
             "interval_method": self.interval_method, "interval_method_reason": self.interval_method_reason,
             "tokenizer": self.tokenizer, "features": [c.feature for c in self.coefficients],
             "coefficients": [c.to_json() for c in self.coefficients],

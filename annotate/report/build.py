@@ -226,6 +226,9 @@ def build_report(
         data[suggested[0].key] = suggested[1]
     from annotate.report.sections.summary import summary_section
 
+    if any((part or {}).get("interval_method") == "sandwich" for part in (data.get("style_control") or {}).values()):
+        meta = tuple((key, text + "; the style-controlled ranking's: normal approximation, item-clustered sandwich "
+                      "(its section says why)") if key == "intervals" else (key, text) for key, text in meta)
     data["session"] = {"excluded": excluded}
     summary, data["summary"] = summary_section(ctx, data)
     del data["session"]

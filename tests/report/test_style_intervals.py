@@ -22,9 +22,12 @@ def test_the_style_section_names_its_interval_method(session) -> None:
     assert "sandwich" not in render(auto, "text")
     asked = build_report(spec, store, n_boot=50, style_intervals="sandwich")
     data = json.loads(render(asked, "json"))["style_control"]["humans"]
-    assert data["interval_method"] == "sandwich" and data["n_boot"] is None
+    assert data["interval_method"] == "sandwich" and data["n_boot"] == 50
     assert data["interval_method_reason"].startswith("asked for: normal approximation")
     assert all(None not in m["controlled"]["ci"] for m in data["models"])
+    header = " ".join(render(asked, "text").split())
+    assert "the style-controlled ranking's: normal approximation, item-clustered sandwich" in header
+    assert "item-clustered sandwich" not in render(auto, "md")  # the header names it only when it was used
     for fmt in ("text", "md", "html"):
         out = render(asked, fmt)
         line = "Intervals: 95 %, asked for: normal approximation, estimate +- 1.96 se from the item-clustered"
