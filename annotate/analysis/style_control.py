@@ -371,10 +371,11 @@ def _collinear(x: np.ndarray, varies: np.ndarray, weight: np.ndarray) -> np.ndar
     return out
 
 
-def choose_interval_method(intervals: str, n_items: int, n_boot: int, above: int = 0) -> tuple[str, str | None]:
+def choose_interval_method(intervals: str, n_items: int, n_boot: int, above: int | None = None
+                           ) -> tuple[str, str | None]:
     """Where the intervals come from, and why in one line: ``intervals`` is one of `INTERVAL_METHODS`,
-    ``above`` the items above which auto takes the sandwich (default `SANDWICH_ABOVE`)."""
-    above = above or SANDWICH_ABOVE
+    ``above`` the items above which auto takes the sandwich (None: `SANDWICH_ABOVE`)."""
+    above = SANDWICH_ABOVE if above is None else above
     if intervals not in INTERVAL_METHODS:
         raise ValueError(f"intervals must be one of {', '.join(INTERVAL_METHODS)}, not {intervals!r}")
     if n_boot <= 0:
@@ -395,7 +396,7 @@ def choose_interval_method(intervals: str, n_items: int, n_boot: int, above: int
 
 def fit_style_control(
     design: StyleDesign, n_boot: int = DEFAULT_N_BOOT, seed: int | None = 0, *, ridge: float = RIDGE,
-    intervals: str = "auto", sandwich_above: int = 0,
+    intervals: str = "auto", sandwich_above: int | None = None,
 ) -> StyleControl:
     """Both fits on one design, with item-bootstrap or sandwich intervals (see the module docstring and
     `choose_interval_method`)."""
