@@ -118,9 +118,9 @@ def compare(sizes: list[int], n_boot: int) -> None:
                   f"(both include the two point fits); {ratios}; {_load()}", flush=True)
 
 
-def scale_one(n_items: int, method: str, n_boot: int) -> None:
+def scale_one(n_items: int, method: str, n_boot: int, n_models: int = N_MODELS) -> None:
     """One fit in this process: prints a JSON line of its times and this process's peak RSS."""
-    names, a, b, counts_a, counts_b, votes = simulate(0, n_items)
+    names, a, b, counts_a, counts_b, votes = simulate(0, n_items, n_models)
     design = style_design_from_arrays(names, a, b, counts_a, counts_b, votes)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     w0, c0 = time.perf_counter(), time.process_time()
@@ -134,13 +134,14 @@ def scale_one(n_items: int, method: str, n_boot: int) -> None:
                       "width": float(np.mean(_widths(result)["controlled"]))}))
 
 
-def scale(sizes: list[int], big_boot: int) -> None:
-    print("== fit + intervals at scale (Arena shape, 50 models, one vote per item); each in a process of its own ==")
+def scale(sizes: list[int], big_boot: int, n_models: int, methods: list[str]) -> None:
+    print(f"== fit + intervals at scale (Arena shape, {n_models} models, one vote per item); each in a process of "
+          "its own ==")
     for n in sizes:
-        for method in ("sandwich", "bootstrap"):
+        for method in methods:
             n_boot = 1000 if method == "sandwich" or n <= 100_000 else big_boot
             load = _load()
-            out = subprocess.run([sys.executable, __file__, "--scale-one", str(n), method, str(n_boot)],
+            out = subprocess.run([sys.executable, __file__, "--scale-one", str(n), method, str(n_boot), str(n_models)],
                                  capture_output=True, text=True, check=True)
             r = json.loads(out.stdout.strip().splitlines()[-1])
             per = (f" ({(r['cpu'] - r['point_cpu']) / n_boot:.3f} s CPU per resample)" if method == "bootstrap"
@@ -220,14 +221,16 @@ if __name__ == "__main__":
     parser.add_argument("--scale", action="store_true", help="Both methods at 100k and 1M items.")
     parser.add_argument("--scale-sizes", default="100k,1m")
     parser.add_argument("--scale-boot", type=int, default=100, help="Bootstrap resamples above 100k items.")
-    parser.add_argument("--scale-one", nargs=3, metavar=("N", "METHOD", "N_BOOT"), help=argparse.SUPPRESS)
+    parser.add_argument("--scale-models", type=int, default=N_MODELS, help="Models in --scale (Arena: about 130).")
+    parser.add_argument("--scale-methods", default="sandwich,bootstrap")
+    parser.add_argument("--scale-one", nargs=4, metavar=("N", "METHOD", "N_BOOT", "MODELS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.scale_one:
-        scale_one(int(args.scale_one[0]), args.scale_one[1], int(args.scale_one[2]))
+        scale_one(int(args.scale_one[0]), args.scale_one[1], int(args.scale_one[2]), int(args.scale_one[3]))
     elif args.compare or args.scale:
         if args.compare:
             compare(_sizes(args.compare_sizes), 1000)
         if args.scale:
-            scale(_sizes(args.scale_sizes), args.scale_boot)
+            scale(_sizes(args.scale_sizes), args.scale_boot, args.scale_models, args.scale_methods.split(","))
     else:
         main(args.n_boot)
