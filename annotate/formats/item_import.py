@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 from annotate.formats.arena import SHOWN_FIRST, read_battle
 from annotate.formats.arena import SOURCE as ARENA_SOURCE
+from annotate.formats.arena_batch import battle_item, battle_row, plain_battle
 from annotate.formats.errors import FormatError, describe
 from annotate.formats.leaks import Leak, leak_warning
 from annotate.formats.mapped import FieldMap, check_mapping, default_item_map, mapped_item, repeated_row
@@ -27,12 +29,12 @@ from annotate.formats.mtbench import read_judgment
 from annotate.formats.native import check_kind, parse_item
 from annotate.formats.reading import Record
 from annotate.formats.streaming import Source
-from annotate.formats.text_scan import TextScan
+from annotate.formats.text_scan import PlainPair, TextScan
 from annotate.model import ExternalLabel, Item, Message
 from annotate.spec import LabelSchema
 from annotate.store import Store
 from annotate.store.codec import item_row
-from annotate.store.staging import ImportStaging, StagedItem, StagedLabel, Where
+from annotate.store.staging import ITEM_COLUMNS, ImportStaging, StagedItem, StagedLabel, Where
 from annotate.store.store import AddResult
 from annotate.text import plural
 
@@ -101,11 +103,16 @@ class ArenaReader:
         return Entry(item, f"{qid}\x1f{turn}", label, group=qid, suffix=f"-t{turn}")
 
     def repeat(self, record: Record, entry: Entry, first: Where, same: bool) -> str | None:
-        if not same:
-            qid, turn = entry.key.split("\x1f")
-            raise record.error(f"the same battle as {first.text} (question_id {describe(qid)}, turn {turn})",
-                               "question_id", found="other models or messages")
+        battle_repeat(record, entry.key, first, same)
         return None
+
+
+def battle_repeat(record: Record, key: str, first: Where, same: bool) -> None:
+    """A battle staged again under its key: the same one is kept once, another one refused."""
+    if not same:
+        qid, turn = key.split("\x1f")
+        raise record.error(f"the same battle as {first.text} (question_id {describe(qid)}, turn {turn})",
+                           "question_id", found="other models or messages")
 
 
 @dataclass
@@ -193,6 +200,78 @@ def stage(store: Store, staging: ImportStaging, source: Source, reader: RecordRe
     return found
 
 
+ARENA_BATCH = 5000
+"""Battles checked and staged at a time (their rows are small)."""
+
+
+def stage_battles(store: Store, staging: ImportStaging, source: Source, encodable: Any) -> Staged:
+    """`stage` for Arena battles: a battle of the plain shape (`annotate.formats.arena_batch`) goes
+    to the staging tables as a row built from its values, any other through `read_battle` and its
+    Item; the checks, their order and their errors are those of `stage` with an ArenaReader."""
+    found = Staged()
+    cohorts = {a.name: a.cohort for a in store.annotators()}
+    reader = ArenaReader()
+    file = source.file
+    known: set[str] = set()
+    items: list[tuple[Any, ...]] = []
+    labels: list[tuple[Any, ...]] = []
+    scans: list[Item | PlainPair] = []
+
+    def flush(scan: bool = True) -> None:
+        batch, texts = list(items), list(scans)
+        staging.add_label_rows(labels)
+        items.clear()
+        labels.clear()
+        scans.clear()
+        first = staging.next_seq
+        repeated = set()
+        for repeat in staging.add_item_rows(batch):
+            repeated.add(repeat.position)
+            row = batch[repeat.position]
+            battle_repeat(Record({}, file, row[3], row[4]), row[0], repeat.first, repeat.same)
+        if scan:
+            found.texts.scan([(first + k, entry) for k, entry in enumerate(texts) if k not in repeated], found.models)
+
+    models = found.models
+    try:
+        for line, index, data in source.values():
+            found.records += 1
+            battle = plain_battle(data, known)
+            if battle is None:
+                record = Record(data, file, line, index)
+                entry = reader.entry(record)
+                encodable(entry.item, record)
+                assert entry.label is not None
+                _check_cohort(record, entry.label, cohorts)
+                label = entry.label
+                labels.append((line, index, entry.key, label.source, label.rater, label.cohort, label.item_id,
+                               label.label, label.raw, label.shown_first))
+                models.update(m for m in entry.item.models if m)
+                row = item_row(entry.item, "", "")
+                items.append((entry.key, entry.group, entry.suffix, line, index, *(row[c] for c in ITEM_COLUMNS)))
+                scans.append(entry.item)
+            else:
+                qid, turn, judge, winner, vote = battle[:5]
+                item_id, conversation, responses, digest = battle_row(battle)
+                if cohorts.setdefault(judge, "crowd") != "crowd":
+                    _check_cohort(Record(data, file, line, index), ExternalLabel(
+                        ARENA_SOURCE, judge, "crowd", item_id, vote, winner, shown_first=SHOWN_FIRST), cohorts)
+                key = f"{qid}\x1f{turn}"
+                labels.append((line, index, key, ARENA_SOURCE, judge, "crowd", item_id, vote, winner, SHOWN_FIRST))
+                models.add(battle[6])
+                models.add(battle[8])
+                items.append((key, qid, f"-t{turn}", line, index, item_id, "pairwise", conversation, responses,
+                              None, None, battle[10], digest))
+                scans.append(PlainPair(battle[7], battle[9], battle[6], battle[8], partial(battle_item, battle)))
+            if len(items) >= ARENA_BATCH:
+                flush()
+    except FormatError:
+        flush(scan=False)  # a repeat among the records before the bad one is reported first
+        raise
+    flush()
+    return found
+
+
 def _check_cohort(record: Record, label: ExternalLabel, cohorts: dict[str, str]) -> None:
     known = cohorts.setdefault(label.rater, label.cohort)
     if known != label.cohort:
@@ -269,7 +348,10 @@ def staged_import(store: Store, path: Path, source: Source, reader: RecordReader
     from annotate.store import utc_now
 
     with ImportStaging(store) as staging:
-        found = stage(store, staging, source, reader, encodable)
+        if isinstance(reader, ArenaReader):
+            found = stage_battles(store, staging, source, encodable)
+        else:
+            found = stage(store, staging, source, reader, encodable)
         if not found.records:
             return None
         settle_ids(staging, source.file)

@@ -32,6 +32,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from annotate.formats.lookalikes import fold
 from annotate.formats.word_starts import WordStarts
@@ -150,7 +151,7 @@ def leaks_per_item(items: Iterable[Item], extra_terms: Sequence[str] = ()) -> li
     names = {m for item in items for m in item.models if m and len(m) >= MIN_MODEL_NAME}
     names.update(t for t in extra_terms if len(t) >= MIN_MODEL_NAME)
     terms = _terms_for(tuple(sorted(names)))
-    texts = [_response_texts(response) for item in items for response in item.responses]
+    texts = [response_texts(response) for item in items for response in item.responses]
     passed = iter(terms.candidates([text for response in texts for text in response]))
     per_response = iter(texts)
     found: list[list[Leak]] = []
@@ -174,16 +175,36 @@ def leaks_per_item(items: Iterable[Item], extra_terms: Sequence[str] = ()) -> li
     return found
 
 
+def might_leak(folded: Sequence[Sequence[str]], extra_terms: Sequence[str]) -> list[bool]:
+    """For each item given as the folded texts of its responses and assistant histories
+    (`annotate.formats.lookalikes.fold`), whether `leaks_per_item` may find a leak in it with these
+    terms (which must include the item's own model names): False only when no term can match in
+    any of its texts (the filter `leaks_per_item` applies first), so the items of a batch that are
+    passed over need not be built at all."""
+    names = tuple(sorted({t for t in extra_terms if len(t) >= MIN_MODEL_NAME}))
+    passed = iter(_terms_for(names).candidates([text for texts in folded for text in texts]))
+    return [any([next(passed) for _ in texts]) for texts in folded]
+
+
+def names_may_begin(names: Iterable[str], keys: Any) -> bool:
+    """Whether a text whose words have these keys (`annotate.formats.word_starts.word_keys`) may
+    mention one of these model names: the filter `may_mention` applies, on what is left of a batch."""
+    stems = [name.lower() for name in names]
+    if not all(stem.isascii() for stem in stems):
+        return True  # such a name is always looked for (see `_term`)
+    return WordStarts(stems).may_begin_any(keys)
+
+
 def may_mention(items: Sequence[Item], names: Iterable[str]) -> list[bool]:
     """For each item, whether a response of it (or its assistant history) may name one of these
     model names; False only when none can match in it (the filter of `_Terms.candidates`)."""
     terms = _Terms(tuple(_term(n, re.escape(n), (n.lower(),), False) for n in sorted(names)))
-    texts = [[text for response in item.responses for text in _response_texts(response)] for item in items]
+    texts = [[text for response in item.responses for text in response_texts(response)] for item in items]
     passed = iter(terms.candidates([text for item_texts in texts for text in item_texts]))
     return [any([next(passed) for _ in item_texts]) for item_texts in texts]
 
 
-def _response_texts(response: Response) -> list[str]:
+def response_texts(response: Response) -> list[str]:
     """A response's text and its assistant history, folded (`annotate.formats.lookalikes.fold`)."""
     return [fold(text) for text in [response.text] + [m.content for m in response.history if m.role == "assistant"]]
 

@@ -240,6 +240,15 @@ def jsonl_records(file: str, lines: Iterable[tuple[int, str]], whole: Callable[[
     """Records of JSON Lines given as (line number, text without its newline); blank lines are
     skipped. `whole` gives the file's text (or None when it is too large to hold), read only when
     the first record is broken JSON, to tell a single pretty-printed object apart."""
+    for number, index, value in jsonl_values(file, lines, whole):
+        yield Record(value, file, number, index)
+
+
+def jsonl_values(
+    file: str, lines: Iterable[tuple[int, str]], whole: Callable[[], str | None],
+) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """`jsonl_records` as (line number, record number, object), checked the same way, for a reader
+    that makes a Record only for a record it has something to say about."""
     index = 0
     for number, line in lines:
         if not line.strip():
@@ -264,7 +273,7 @@ def jsonl_records(file: str, lines: Iterable[tuple[int, str]], whole: Callable[[
         if not isinstance(value, dict):
             raise FormatError(file, "a JSON object", line=number, got=value)
         index += 1
-        yield Record(value, file, number, index)
+        yield number, index, value
 
 
 def _refuse_pretty_json(file: str, text: str) -> None:

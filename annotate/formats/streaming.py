@@ -33,6 +33,7 @@ from annotate.formats.reading import (
     csv_records,
     guess_container,
     jsonl_records,
+    jsonl_values,
     utf8_error,
 )
 from annotate.nesting import MAX_DEPTH, deep_line, nesting_error, too_deep
@@ -73,6 +74,17 @@ class Source:
                 yield from _array_records(self, handle)
             else:
                 yield from jsonl_records(self.file, _numbered_lines(self.file, handle), self._whole_text)
+
+    def values(self) -> Iterator[tuple[int | None, int, Any]]:
+        """The file's records as (line or None, record number, object): `records` without a Record
+        made for each (JSON Lines, the bulk formats' container, are read without them)."""
+        if self.container != "jsonl":
+            for record in self.records():
+                yield record.line, record.index, record.data
+            return
+        with self.path.open("rb") as handle:
+            skip_bom(handle)
+            yield from jsonl_values(self.file, _numbered_lines(self.file, handle), self._whole_text)
 
     @property
     def columns(self) -> tuple[str, ...]:

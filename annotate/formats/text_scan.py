@@ -15,10 +15,21 @@ the import asks for them (`finish`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
-from annotate.formats.leaks import MIN_MODEL_NAME, Leak, leaks_per_item, may_mention
+from annotate.formats.leaks import (
+    MIN_MODEL_NAME,
+    Leak,
+    leaks_per_item,
+    may_mention,
+    might_leak,
+    names_may_begin,
+    response_texts,
+)
+from annotate.formats.lookalikes import fold
+from annotate.formats.word_starts import word_keys
 from annotate.model import Item
 from annotate.store.staging import ImportStaging
 
@@ -30,6 +41,20 @@ class _Batch:
     """The seqs of the batch's first and last staged rows."""
     names: frozenset[str]
     """The model names it was scanned with."""
+    keys: Any = None
+    """The keys of the words of its responses (`word_keys`), when kept: a batch whose words cannot
+    begin a late name is not read back."""
+
+
+class PlainPair(NamedTuple):
+    """A pairwise item without histories, as the scan needs it: its two responses (slots A and B),
+    their models, and how to make the Item, which is done only for responses that may name a model."""
+
+    a: str
+    b: str
+    model_a: str
+    model_b: str
+    item: Callable[[], Item]
 
 
 def _scanned_names(names: set[str]) -> frozenset[str]:
@@ -59,13 +84,33 @@ class TextScan:
     """The slots whose text is empty or blank."""
     batches: list[_Batch] = field(default_factory=list)
 
-    def scan(self, staged: Sequence[tuple[int, Item]], names: set[str]) -> None:
-        """Scan a staged batch ((seq, item) in file order) with the model names read so far."""
+    def scan(self, staged: Sequence[tuple[int, Item | PlainPair]], names: set[str]) -> None:
+        """Scan a staged batch ((seq, item) in file order) with the model names read so far (which
+        include the batch's own). An item given as a PlainPair is made only when a term may match
+        in one of its responses; a batch with some keeps its words' keys for `finish`."""
         if not staged:
             return
         scanned = _scanned_names(names)
-        self._record(staged, leaks_per_item([item for _, item in staged], extra_terms=sorted(scanned)))
-        self.batches.append(_Batch(staged[0][0], staged[-1][0], scanned))
+        terms = sorted(scanned)
+        if not any(isinstance(entry, PlainPair) for _, entry in staged):
+            self._record(staged, leaks_per_item([item for _, item in staged], extra_terms=terms))  # type: ignore[misc]
+            self.batches.append(_Batch(staged[0][0], staged[-1][0], scanned))
+            return
+        folded = [[fold(entry.a), fold(entry.b)] if isinstance(entry, PlainPair)
+                  else [text for r in entry.responses for text in response_texts(r)] for _, entry in staged]
+        maybe = might_leak(folded, sorted({*terms, *(m for _, e in staged if isinstance(e, PlainPair)
+                                                      for m in (e.model_a, e.model_b))}))
+        looked = [(seq, entry.item() if isinstance(entry, PlainPair) else entry)
+                  for (seq, entry), flag in zip(staged, maybe, strict=True) if flag or not isinstance(entry, PlainPair)]
+        self._record(looked, leaks_per_item([item for _, item in looked], extra_terms=terms))
+        for (seq, entry), flag in zip(staged, maybe, strict=True):
+            if isinstance(entry, PlainPair) and not flag:
+                self.leaks.pop(seq, None)
+                slots = [slot for slot, text in (("A", entry.a), ("B", entry.b)) if not text or text.isspace()]
+                if slots:
+                    self.empty[seq] = slots
+        self.batches.append(_Batch(staged[0][0], staged[-1][0], scanned,
+                                   word_keys([text for texts in folded for text in texts])))
 
     def _record(self, staged: Sequence[tuple[int, Item]], found: Sequence[list[Leak]]) -> None:
         for (seq, item), leaks in zip(staged, found, strict=True):
@@ -84,7 +129,7 @@ class TextScan:
         terms = sorted(final)
         for batch in self.batches:
             late = final - batch.names
-            if not late:
+            if not late or (batch.keys is not None and not names_may_begin(late, batch.keys)):
                 continue
             seqs = [seq for seq, responses in staging.responses_between(batch.first, batch.last)
                     if _may_name(responses, late)]

@@ -90,20 +90,10 @@ class WordStarts:
         import numpy as np
 
         encoded = [text.encode("utf-8", "surrogatepass") for text in texts]
-        joined = b" ".join(encoded) + b" " * KEY_CHARS
-        codes: Any = np.frombuffer(joined.translate(_CODES), dtype=np.uint8)
-        in_word = codes != 0
-        starts = np.flatnonzero(in_word[1:len(codes) - KEY_CHARS] > in_word[:len(codes) - KEY_CHARS - 1]) + 1
-        if in_word[0]:
-            starts = np.concatenate(([0], starts))
+        codes, starts = _word_starts(encoded)
         second = codes[starts + 1]
         starts = starts[self.pairs[codes[starts].astype(np.int32) * _BASE + second]]  # most words end here
-        keys = codes[starts].astype(np.int32)
-        going = np.ones(len(starts), dtype=bool)
-        for offset in range(1, KEY_CHARS):
-            following = codes[starts + offset]
-            going &= following != 0
-            keys = keys * _BASE + following * going
+        keys = _keys_at(codes, starts)
         hits = starts[self.table[keys]]
         flags = [False] * len(texts)
         if len(hits):
@@ -111,3 +101,45 @@ class WordStarts:
             for index in np.unique(np.searchsorted(ends, hits, side="right")).tolist():
                 flags[index] = True
         return flags
+
+    def may_begin_any(self, keys: Any) -> bool:
+        """Whether a word with one of these keys (`word_keys`) may begin as a stem allows."""
+        return self.open or bool(self.table[keys].any())
+
+
+def word_keys(texts: Sequence[str]) -> Any:
+    """The distinct keys (first KEY_CHARS character codes) of every word of the texts, as a numpy
+    array: enough to tell later, for any set of stems, whether `WordStarts.candidates` could pass
+    one of these texts (`WordStarts.may_begin_any`), without the texts."""
+    import numpy as np
+
+    if not texts:
+        return np.zeros(0, dtype=np.int32)
+    codes, starts = _word_starts([text.encode("utf-8", "surrogatepass") for text in texts])
+    return np.unique(_keys_at(codes, starts))
+
+
+def _word_starts(encoded: Sequence[bytes]) -> tuple[Any, Any]:
+    """The character codes of the texts joined by spaces (padded), and where each word begins."""
+    import numpy as np
+
+    joined = b" ".join(encoded) + b" " * KEY_CHARS
+    codes: Any = np.frombuffer(joined.translate(_CODES), dtype=np.uint8)
+    in_word = codes != 0
+    starts = np.flatnonzero(in_word[1:len(codes) - KEY_CHARS] > in_word[:len(codes) - KEY_CHARS - 1]) + 1
+    if in_word[0]:
+        starts = np.concatenate(([0], starts))
+    return codes, starts
+
+
+def _keys_at(codes: Any, starts: Any) -> Any:
+    """The key of the word beginning at each start."""
+    import numpy as np
+
+    keys = codes[starts].astype(np.int32)
+    going = np.ones(len(starts), dtype=bool)
+    for offset in range(1, KEY_CHARS):
+        following = codes[starts + offset]
+        going &= following != 0
+        keys = keys * _BASE + following * going
+    return keys

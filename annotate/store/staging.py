@@ -168,12 +168,17 @@ class ImportStaging:
     def add_items(self, batch: Sequence[StagedItem]) -> list[Repeat]:
         """Stage a batch; the entries whose key was staged before (in this batch or earlier) are
         not staged again and come back as Repeats, in batch order."""
+        return self.add_item_rows([
+            (entry.key, entry.group, entry.suffix, entry.where.line, entry.where.index,
+             *(entry.row[c] for c in ITEM_COLUMNS)) for entry in batch
+        ])
+
+    def add_item_rows(self, batch: Sequence[tuple[Any, ...]]) -> list[Repeat]:
+        """`add_items` of rows given as tuples: key, group, suffix, line, record number, then the
+        ITEM_COLUMNS (for an importer that builds the row without an Item)."""
         first_seq = self._seq + 1
-        rows = []
-        for entry in batch:
-            self._seq += 1
-            rows.append((self._seq, entry.key, entry.group, entry.suffix, entry.where.line, entry.where.index,
-                         *(entry.row[c] for c in ITEM_COLUMNS)))
+        rows = [(seq, *row) for seq, row in enumerate(batch, start=first_seq)]
+        self._seq += len(rows)
         self._executemany(
             "INSERT OR IGNORE INTO {s}.stage_items (seq, key, grp, suffix, line, idx, id, kind, conversation,"
             " responses, category, gold, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows,
@@ -184,24 +189,30 @@ class ImportStaging:
             return []
         kept = {r[0] for r in self._execute("SELECT seq FROM {s}.stage_items WHERE seq >= ?", [first_seq])}
         repeats = []
-        for position, (row, entry) in enumerate(zip(rows, batch, strict=True)):
+        for position, row in enumerate(rows):
             if row[0] in kept:
                 continue
             line, idx, digest = self._execute(
-                "SELECT line, idx, content_hash FROM {s}.stage_items WHERE key = ?", [entry.key]
+                "SELECT line, idx, content_hash FROM {s}.stage_items WHERE key = ?", [row[1]]
             ).fetchone()
-            repeats.append(Repeat(position, Where(line, idx), digest == entry.row["content_hash"]))
+            repeats.append(Repeat(position, Where(line, idx), digest == row[-1]))
         return repeats
 
     def add_labels(self, batch: Sequence[StagedLabel]) -> None:
-        rows = []
-        for label in batch:
-            self._label_seq += 1
-            rows.append((self._label_seq, label.where.line, label.where.index, label.key, label.source, label.rater,
-                         label.cohort, label.item_id, label.label, label.raw, label.shown_first))
+        self.add_label_rows([
+            (label.where.line, label.where.index, label.key, label.source, label.rater, label.cohort, label.item_id,
+             label.label, label.raw, label.shown_first) for label in batch
+        ])
+
+    def add_label_rows(self, batch: Sequence[tuple[Any, ...]]) -> None:
+        """`add_labels` of rows given as tuples: line, record number, key, source, rater, cohort,
+        item id, label, raw, shown first."""
+        first_seq = self._label_seq + 1
+        self._label_seq += len(batch)
         self._executemany(
             "INSERT INTO {s}.stage_labels (seq, line, idx, key, source, rater, cohort, item_id, label, raw,"
-            " shown_first) VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows,
+            " shown_first) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            [(seq, *row) for seq, row in enumerate(batch, start=first_seq)],
         )
         self._settle()
 
