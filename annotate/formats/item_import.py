@@ -200,8 +200,8 @@ def stage(store: Store, staging: ImportStaging, source: Source, reader: RecordRe
     return found
 
 
-ARENA_BATCH = 5000
-"""Battles checked and staged at a time (their rows are small)."""
+ARENA_BATCHES = 5
+"""Battles are checked and staged BATCH * ARENA_BATCHES at a time (their rows are small)."""
 
 
 def stage_battles(store: Store, staging: ImportStaging, source: Source, encodable: Any) -> Staged:
@@ -216,6 +216,7 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
     items: list[tuple[Any, ...]] = []
     labels: list[tuple[Any, ...]] = []
     scans: list[Item | PlainPair] = []
+    size = BATCH * ARENA_BATCHES
 
     def flush(scan: bool = True) -> None:
         batch, texts = list(items), list(scans)
@@ -263,7 +264,7 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
                 items.append((key, qid, f"-t{turn}", line, index, item_id, "pairwise", conversation, responses,
                               None, None, battle[10], digest))
                 scans.append(PlainPair(battle[7], battle[9], battle[6], battle[8], partial(battle_item, battle)))
-            if len(items) >= ARENA_BATCH:
+            if len(items) >= size:
                 flush()
     except FormatError:
         flush(scan=False)  # a repeat among the records before the bad one is reported first

@@ -126,6 +126,8 @@ def _word_starts(encoded: Sequence[bytes]) -> tuple[Any, Any]:
     joined = b" ".join(encoded) + b" " * KEY_CHARS
     codes: Any = np.frombuffer(joined.translate(_CODES), dtype=np.uint8)
     in_word = codes != 0
+    if len(codes) == KEY_CHARS:  # one empty text: no word (and no pair of characters to compare)
+        return codes, np.zeros(0, dtype=np.intp)
     starts = np.flatnonzero(in_word[1:len(codes) - KEY_CHARS] > in_word[:len(codes) - KEY_CHARS - 1]) + 1
     if in_word[0]:
         starts = np.concatenate(([0], starts))
