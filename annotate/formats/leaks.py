@@ -175,15 +175,13 @@ def leaks_per_item(items: Iterable[Item], extra_terms: Sequence[str] = ()) -> li
     return found
 
 
-def might_leak(folded: Sequence[Sequence[str]], extra_terms: Sequence[str]) -> list[bool]:
-    """For each item given as the folded texts of its responses and assistant histories
-    (`annotate.formats.lookalikes.fold`), whether `leaks_per_item` may find a leak in it with these
-    terms (which must include the item's own model names): False only when no term can match in
-    any of its texts (the filter `leaks_per_item` applies first), so the items of a batch that are
-    passed over need not be built at all."""
+def leak_candidates(folded: Sequence[str], extra_terms: Sequence[str]) -> tuple[list[bool], Any]:
+    """For each folded response text (`annotate.formats.lookalikes.fold`), whether a term may match
+    in it: the first filter of `leaks_per_item`, with these terms (which must include the items'
+    own model names), so that the items whose texts are all passed over need not be built at all;
+    and the keys of the texts' words (`annotate.formats.word_starts.word_keys`)."""
     names = tuple(sorted({t for t in extra_terms if len(t) >= MIN_MODEL_NAME}))
-    passed = iter(_terms_for(names).candidates([text for texts in folded for text in texts]))
-    return [any([next(passed) for _ in texts]) for texts in folded]
+    return _terms_for(names).candidates_and_keys(folded)
 
 
 def names_may_begin(names: Iterable[str], keys: Any) -> bool:
@@ -247,6 +245,13 @@ class _Terms:
         if self._starts is None:
             self._starts = WordStarts(stem for stem, _ in self.stems)
         return self._starts.candidates(texts)
+
+    def candidates_and_keys(self, texts: Sequence[str]) -> tuple[list[bool], Any]:
+        """`candidates`, and the keys of the texts' words."""
+        if self._starts is None:
+            self._starts = WordStarts(stem for stem, _ in self.stems)
+        flags, keys = self._starts.candidates_and_keys(texts)
+        return ([True] * len(texts) if self.always else flags), keys
 
     def present(self, text: str) -> list[_Term]:
         """The terms whose stem the lower-cased text contains (and those without stems), in order."""

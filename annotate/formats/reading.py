@@ -251,6 +251,11 @@ def jsonl_values(
     that makes a Record only for a record it has something to say about."""
     index = 0
     for number, line in lines:
+        value = _plain_object(line)
+        if value is not None:
+            index += 1
+            yield number, index, value
+            continue
         if not line.strip():
             continue
         try:
@@ -274,6 +279,22 @@ def jsonl_values(
             raise FormatError(file, "a JSON object", line=number, got=value)
         index += 1
         yield number, index, value
+
+
+_raw_decode = _DECODER.raw_decode
+
+
+def _plain_object(line: str) -> dict[str, Any] | None:
+    """The line's object as `_loads` decodes it, when the line is one JSON object and nothing else
+    (no space around it, no byte-order mark, too few brackets to nest past MAX_DEPTH); None for
+    anything else, or any error, which `_loads` then decodes again to raise and word it."""
+    if not line.startswith("{") or line.count("[") + line.count("{") > MAX_DEPTH:
+        return None
+    try:
+        value, end = _raw_decode(line)
+    except (ValueError, RecursionError):
+        return None
+    return value if end == len(line) else None  # type: ignore[no-any-return]
 
 
 def _refuse_pretty_json(file: str, text: str) -> None:

@@ -22,14 +22,13 @@ from typing import Any, NamedTuple
 from annotate.formats.leaks import (
     MIN_MODEL_NAME,
     Leak,
+    leak_candidates,
     leaks_per_item,
     may_mention,
-    might_leak,
     names_may_begin,
     response_texts,
 )
 from annotate.formats.lookalikes import fold
-from annotate.formats.word_starts import word_keys
 from annotate.model import Item
 from annotate.store.staging import ImportStaging
 
@@ -96,21 +95,30 @@ class TextScan:
             self._record(staged, leaks_per_item([item for _, item in staged], extra_terms=terms))  # type: ignore[misc]
             self.batches.append(_Batch(staged[0][0], staged[-1][0], scanned))
             return
-        folded = [[fold(entry.a), fold(entry.b)] if isinstance(entry, PlainPair)
-                  else [text for r in entry.responses for text in response_texts(r)] for _, entry in staged]
-        maybe = might_leak(folded, sorted({*terms, *(m for _, e in staged if isinstance(e, PlainPair)
-                                                      for m in (e.model_a, e.model_b))}))
-        looked = [(seq, entry.item() if isinstance(entry, PlainPair) else entry)
-                  for (seq, entry), flag in zip(staged, maybe, strict=True) if flag or not isinstance(entry, PlainPair)]
-        self._record(looked, leaks_per_item([item for _, item in looked], extra_terms=terms))
-        for (seq, entry), flag in zip(staged, maybe, strict=True):
-            if isinstance(entry, PlainPair) and not flag:
-                self.leaks.pop(seq, None)
+        texts = [[entry.a, entry.b] if isinstance(entry, PlainPair) else
+                 [text for r in entry.responses for text in response_texts(r)] for _, entry in staged]
+        folded = [text for group in texts for text in group]
+        if not all(map(str.isascii, folded)):  # fold leaves ASCII as it is (response_texts has folded the rest)
+            folded = [text for (_, entry), group in zip(staged, texts, strict=True)
+                      for text in ([fold(t) for t in group] if isinstance(entry, PlainPair) else group)]
+        flags, keys = leak_candidates(folded, sorted({*terms, *(m for _, e in staged if isinstance(e, PlainPair)
+                                                                for m in (e.model_a, e.model_b))}))
+        passed = iter(flags)
+        looked = []
+        for (seq, entry), group in zip(staged, texts, strict=True):
+            if not isinstance(entry, PlainPair):
+                for _ in group:
+                    next(passed)
+                looked.append((seq, entry))
+            elif next(passed) | next(passed):  # both texts' flags taken
+                looked.append((seq, entry.item()))
+            else:
                 slots = [slot for slot, text in (("A", entry.a), ("B", entry.b)) if not text or text.isspace()]
                 if slots:
                     self.empty[seq] = slots
-        self.batches.append(_Batch(staged[0][0], staged[-1][0], scanned,
-                                   word_keys([text for texts in folded for text in texts])))
+        if looked:
+            self._record(looked, leaks_per_item([item for _, item in looked], extra_terms=terms))
+        self.batches.append(_Batch(staged[0][0], staged[-1][0], scanned, keys))
 
     def _record(self, staged: Sequence[tuple[int, Item]], found: Sequence[list[Leak]]) -> None:
         for (seq, item), leaks in zip(staged, found, strict=True):

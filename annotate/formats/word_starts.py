@@ -102,6 +102,23 @@ class WordStarts:
                 flags[index] = True
         return flags
 
+    def candidates_and_keys(self, texts: Sequence[str]) -> tuple[list[bool], Any]:
+        """`candidates`, and the `word_keys` of the texts, from one pass over them."""
+        import numpy as np
+
+        if not texts:
+            return [], np.zeros(0, dtype=np.int32)
+        encoded = [text.encode("utf-8", "surrogatepass") for text in texts]
+        codes, starts = _word_starts(encoded)
+        keys = _keys_at(codes, starts)
+        flags = [self.open] * len(texts)
+        hits = starts[self.table[keys]] if not self.open else starts[:0]
+        if len(hits):
+            ends = np.cumsum([len(text) + 1 for text in encoded])
+            for index in np.unique(np.searchsorted(ends, hits, side="right")).tolist():
+                flags[index] = True
+        return flags, np.unique(keys)
+
     def may_begin_any(self, keys: Any) -> bool:
         """Whether a word with one of these keys (`word_keys`) may begin as a stem allows."""
         return self.open or bool(self.table[keys].any())
