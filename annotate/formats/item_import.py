@@ -229,11 +229,12 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
         for repeat in staging.add_item_rows(batch):
             repeated.add(repeat.position)
             row = batch[repeat.position]
-            battle_repeat(Record({}, file, row[3], row[4]), row[0], repeat.first, repeat.same)
+            battle_repeat(Record({}, file, row[4], row[5]), row[1], repeat.first, repeat.same)
         if scan:
             found.texts.scan([(first + k, entry) for k, entry in enumerate(texts) if k not in repeated], found.models)
 
     models = found.models
+    seq = staging.next_seq
     try:
         for line, index, data in source.values():
             found.records += 1
@@ -249,7 +250,8 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
                                label.label, label.raw, label.shown_first))
                 models.update(m for m in entry.item.models if m)
                 row = item_row(entry.item, "", "")
-                items.append((entry.key, entry.group, entry.suffix, line, index, *(row[c] for c in ITEM_COLUMNS)))
+                items.append((seq + len(items), entry.key, entry.group, entry.suffix, line, index,
+                              *(row[c] for c in ITEM_COLUMNS)))
                 scans.append(entry.item)
             else:
                 qid, turn, judge, winner, vote = battle[:5]
@@ -261,11 +263,12 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
                 labels.append((line, index, key, ARENA_SOURCE, judge, "crowd", item_id, vote, winner, SHOWN_FIRST))
                 models.add(battle[6])
                 models.add(battle[8])
-                items.append((key, qid, f"-t{turn}", line, index, item_id, "pairwise", conversation, responses,
-                              None, None, battle[10], digest))
+                items.append((seq + len(items), key, qid, f"-t{turn}", line, index, item_id, "pairwise", conversation,
+                              responses, None, None, battle[10], digest))
                 scans.append(PlainPair(battle[7], battle[9], battle[6], battle[8], partial(battle_item, battle)))
             if len(items) >= size:
                 flush()
+                seq = staging.next_seq
     except FormatError:
         flush(scan=False)  # a repeat among the records before the bad one is reported first
         raise

@@ -190,14 +190,43 @@ def _read_header(source: Source) -> tuple[str, ...]:
 def _numbered_lines(file: str, handle: BinaryIO) -> Iterator[tuple[int, str]]:
     """(line number, text without its newline) of a binary file split at LF, as `str.split("\\n")`
     splits the decoded text. A byte that is not UTF-8 is an error naming its line and column."""
-    offset = 0
-    for number, raw in enumerate(handle, start=1):
+    offset, number, pending = 0, 0, b""
+    while True:
+        chunk = handle.read(_CHUNK)
+        data = pending + chunk
+        cut = len(data) if not chunk else data.rfind(b"\n") + 1  # whole lines, and the last one at the end
+        if not cut:
+            if not chunk:
+                return
+            pending = data
+            continue
+        block, pending = data[:cut], data[cut:]
         try:
-            line = raw.decode("utf-8")
+            lines = block.decode("utf-8").split("\n")
+        except UnicodeDecodeError:
+            lines = _decoded_lines(file, block, number, offset)  # raises, naming the line of the bad byte
+        if block.endswith(b"\n"):
+            lines.pop()  # split leaves an empty string after the last newline
+        for line in lines:
+            number += 1
+            yield number, line
+        offset += len(block)
+        if not chunk:
+            return
+
+
+def _decoded_lines(file: str, block: bytes, number: int, offset: int) -> list[str]:
+    """The block's lines decoded one by one, to raise for the first byte that is not UTF-8 (its line
+    and column); `number` lines and `offset` bytes of the file come before the block."""
+    lines = []
+    for raw in block.split(b"\n"):
+        number += 1
+        try:
+            lines.append(raw.decode("utf-8"))
         except UnicodeDecodeError as exc:
             raise utf8_error(file, number, exc.start + 1, offset + exc.start, raw[exc.start]) from None
-        offset += len(raw)
-        yield number, line[:-1] if line.endswith("\n") else line
+        offset += len(raw) + 1
+    return lines
 
 
 def _text_lines(source: Source, handle: BinaryIO) -> Iterator[str]:

@@ -116,7 +116,6 @@ class ImportStaging:
         """Staged inside a caller's transaction: it is theirs to end."""
         self.schema = "temp" if self._outer else STAGE_SCHEMA
         self._seq = 0
-        self._label_seq = 0
         self._close()
         if self.schema == STAGE_SCHEMA:
             self._execute(f"ATTACH '' AS {STAGE_SCHEMA}")
@@ -169,15 +168,16 @@ class ImportStaging:
         """Stage a batch; the entries whose key was staged before (in this batch or earlier) are
         not staged again and come back as Repeats, in batch order."""
         return self.add_item_rows([
-            (entry.key, entry.group, entry.suffix, entry.where.line, entry.where.index,
-             *(entry.row[c] for c in ITEM_COLUMNS)) for entry in batch
+            (seq, entry.key, entry.group, entry.suffix, entry.where.line, entry.where.index,
+             *(entry.row[c] for c in ITEM_COLUMNS)) for seq, entry in enumerate(batch, start=self.next_seq)
         ])
 
-    def add_item_rows(self, batch: Sequence[tuple[Any, ...]]) -> list[Repeat]:
-        """`add_items` of rows given as tuples: key, group, suffix, line, record number, then the
-        ITEM_COLUMNS (for an importer that builds the row without an Item)."""
+    def add_item_rows(self, rows: Sequence[tuple[Any, ...]]) -> list[Repeat]:
+        """`add_items` of rows given as tuples (for an importer that builds the row without an Item):
+        seq (numbered on from `next_seq`), key, group, suffix, line, record number, then the ITEM_COLUMNS."""
         first_seq = self._seq + 1
-        rows = [(seq, *row) for seq, row in enumerate(batch, start=first_seq)]
+        if rows and (rows[0][0] != first_seq or rows[-1][0] != first_seq + len(rows) - 1):
+            raise ValueError(f"staged rows are numbered from {first_seq}")
         self._seq += len(rows)
         self._executemany(
             "INSERT OR IGNORE INTO {s}.stage_items (seq, key, grp, suffix, line, idx, id, kind, conversation,"
@@ -204,15 +204,12 @@ class ImportStaging:
              label.label, label.raw, label.shown_first) for label in batch
         ])
 
-    def add_label_rows(self, batch: Sequence[tuple[Any, ...]]) -> None:
+    def add_label_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
         """`add_labels` of rows given as tuples: line, record number, key, source, rater, cohort,
-        item id, label, raw, shown first."""
-        first_seq = self._label_seq + 1
-        self._label_seq += len(batch)
+        item id, label, raw, shown first (numbered by SQLite, on from the last)."""
         self._executemany(
-            "INSERT INTO {s}.stage_labels (seq, line, idx, key, source, rater, cohort, item_id, label, raw,"
-            " shown_first) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            [(seq, *row) for seq, row in enumerate(batch, start=first_seq)],
+            "INSERT INTO {s}.stage_labels (line, idx, key, source, rater, cohort, item_id, label, raw,"
+            " shown_first) VALUES (?,?,?,?,?,?,?,?,?,?)", rows,
         )
         self._settle()
 
