@@ -105,3 +105,18 @@ def test_big_files(tmp_path: Path) -> None:
         path = tmp_path / name
         path.write_bytes(data)
         assert streamed(path) == whole(path), name
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5])
+def test_json_lines_read_in_tiny_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """JSON Lines are decoded a block of whole lines at a time: lines and bad bytes that straddle
+    the blocks are read and named as the whole-file reader reads and names them."""
+    import annotate.formats.streaming as streaming
+
+    monkeypatch.setattr(streaming, "_CHUNK", chunk)
+    cases = {name: data for name, data in CASES.items() if name.endswith(".jsonl")}
+    cases["late_bad.jsonl"] = '{"a": "é"}\n{"b": 2}\n\n{"c": "x\u00e9'.encode() + b'\xff"}'
+    for name, data in cases.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        assert streamed(path) == whole(path), name
