@@ -9,6 +9,11 @@ runs on each batch as it is staged, and again on the earlier items that a name f
 be mentioned in (`annotate.formats.text_scan`). Only then is the session written, in one
 transaction that copies the staged rows. Memory holds one batch, the file's model and rater names,
 the leaks found, and (MT-Bench only) each model's answers to each question.
+
+Arena battles, files of millions of small records, take a bulk path (`stage_battles`): a battle
+of the plain shape is checked on its values and staged as a row built from them
+(`annotate.formats.arena_batch`), without a Record, Item or label object; any other goes the
+record-by-record way. The checks, the errors and the stored bytes are the same either way.
 """
 
 from __future__ import annotations

@@ -187,10 +187,16 @@ def leak_candidates(folded: Sequence[str], extra_terms: Sequence[str]) -> tuple[
 def names_may_begin(names: Iterable[str], keys: Any) -> bool:
     """Whether a text whose words have these keys (`annotate.formats.word_starts.word_keys`) may
     mention one of these model names: the filter `may_mention` applies, on what is left of a batch."""
-    stems = [name.lower() for name in names]
+    stems = tuple(sorted({name.lower() for name in names}))
     if not all(stem.isascii() for stem in stems):
         return True  # such a name is always looked for (see `_term`)
-    return WordStarts(stems).may_begin_any(keys)
+    return _starts_for(stems).may_begin_any(keys)
+
+
+@lru_cache(maxsize=8)
+def _starts_for(stems: tuple[str, ...]) -> WordStarts:
+    """The filter of these stems (the batches read before a name was first seen share their late names)."""
+    return WordStarts(stems)
 
 
 def may_mention(items: Sequence[Item], names: Iterable[str]) -> list[bool]:
