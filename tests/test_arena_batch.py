@@ -101,7 +101,7 @@ _texts = st.text(alphabet=st.characters(codec="utf-8"), max_size=30) | st.sample
 _ids = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x2ff), min_size=0, max_size=8)
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(qid=_ids, prompt=_texts, a=_texts, b=_texts, model_a=_ids, judge=_ids,
        winner=st.sampled_from(["model_a", "model_b", "tie", "tie (bothbad)", "other"]),
        turn=st.sampled_from([_MISSING, None, 1, 2, 0, -1, True, "1", 1.0]),
@@ -193,7 +193,7 @@ def test_a_bad_record_among_plain_ones_is_named_by_its_line(project: Path) -> No
         assert store.count_items() == 0
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(texts=st.lists(st.text(max_size=40) | st.sampled_from(["I am Zorb-9", "zorbs", "Zo", "-9 zorb"]), max_size=6),
        names=st.lists(st.sampled_from(["zorb-9", "Zorb", "qux-1.5", "kéa-2", "-x", "ab12"]), min_size=1, max_size=3))
 def test_word_keys_pass_every_batch_may_mention_would_read_again(texts: list[str], names: list[str]) -> None:
