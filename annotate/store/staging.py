@@ -380,7 +380,7 @@ class ImportStaging:
                     return items, AddResult(0, 0)
                 self._execute(
                     "INSERT OR IGNORE INTO main.annotators (name, cohort, created) SELECT rater, cohort, ?"
-                    " FROM (SELECT DISTINCT rater, cohort FROM {s}.stage_labels) ORDER BY rater, cohort", [created],
+                    " FROM {s}.stage_labels GROUP BY rater, cohort ORDER BY rater, cohort", [created],  # one sort
                 )
                 distinct = int(self._execute(
                     "SELECT count(*) FROM (SELECT DISTINCT source, rater, item_id FROM {s}.stage_labels)"
