@@ -30,10 +30,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-__all__ = ["FEATURES", "TOKENIZER", "count_features", "count_tokens", "features_of_texts", "normalised_difference"]
+if TYPE_CHECKING:
+    from annotate.model import Item, Response
+
+__all__ = ["FEATURES", "TOKENIZER", "count_features", "count_tokens", "features_of_texts", "normalised_difference",
+           "pairwise_counts", "side_text"]
 
 FEATURES: tuple[str, ...] = ("tokens", "headers", "list_items", "bold")
 """The style features, in the column order of every array in this module."""
@@ -140,6 +145,32 @@ def _token_counts(texts: Sequence[str]) -> np.ndarray:
         begins[1:] = (word[1:] & ~word[:-1]) | (other[1:] & (codes[1:] != codes[:-1]))
     at = np.flatnonzero(begins)
     return np.bincount(np.searchsorted(starts, at, side="right") - 1, minlength=len(texts))
+
+
+def side_text(response: Response) -> str:
+    """The text counted for one side: its own earlier assistant turns, then its answer, joined by blank lines."""
+    return "\n\n".join([*(m.content for m in response.history if m.role == "assistant"), response.text])
+
+
+def pairwise_counts(items: Sequence[Item]) -> list[tuple[int, tuple[int, ...] | None]]:
+    """(place in `items`, counts) of each pairwise item: slot A's `FEATURES` counts then slot B's, or
+    None when the item lacks one of the two slots (what the import stores, `annotate.store.style_counts`)."""
+    places, texts_a, texts_b = [], [], []
+    out: list[tuple[int, tuple[int, ...] | None]] = []
+    for place, item in enumerate(items):
+        if item.kind != "pairwise":
+            continue
+        slots = {response.slot: response for response in item.responses}
+        if "A" not in slots or "B" not in slots:
+            out.append((place, None))
+            continue
+        places.append(place)
+        texts_a.append(side_text(slots["A"]))
+        texts_b.append(side_text(slots["B"]))
+    if places:
+        counts = np.hstack([features_of_texts(texts_a), features_of_texts(texts_b)]).tolist()
+        out += [(place, tuple(row)) for place, row in zip(places, counts, strict=True)]
+    return sorted(out)
 
 
 def normalised_difference(counts_a: Sequence[Sequence[float]] | np.ndarray,

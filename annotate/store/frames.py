@@ -7,7 +7,7 @@ frames of the same shape.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from annotate.model import slot_to_side
@@ -115,12 +115,13 @@ def judgment_positions(store: Store) -> pd.Series:
     return frame.set_index("judgment_id")["position"]
 
 
-def pairwise_texts(store: Store, batch: int = 2000) -> Iterator[tuple[list[str], list[str], list[str]]]:
+def pairwise_texts(store: Store, batch: int = 2000,
+                   only: Sequence[str] | None = None) -> Iterator[tuple[list[str], list[str], list[str]]]:
     """Pairwise items with a response in slots A and B, a batch at a time: their ids, and slot A's and
     slot B's text as the style features count it (the slot's own earlier assistant turns, then its answer,
-    joined by blank lines). Only the responses are decoded, in item order."""
-    cursor = store.db.conn.execute("SELECT id, responses FROM items WHERE kind = 'pairwise' ORDER BY rowid")
-    while rows := cursor.fetchmany(batch):
+    joined by blank lines). Only the responses are decoded, in item order; with `only` (ids in item
+    order), only those items."""
+    for rows in _pairwise_responses(store, batch, only):
         ids, texts_a, texts_b = [], [], []
         for item_id, responses in rows:
             slots = {r["slot"]: r for r in json.loads(responses)}
@@ -132,6 +133,20 @@ def pairwise_texts(store: Store, batch: int = 2000) -> Iterator[tuple[list[str],
                 turns = [m["content"] for m in response.get("history", ()) if m["role"] == "assistant"]
                 texts.append("\n\n".join([*turns, response["text"]]))
         yield ids, texts_a, texts_b
+
+
+def _pairwise_responses(store: Store, batch: int, only: Sequence[str] | None) -> Iterator[list[tuple[str, str]]]:
+    if only is None:
+        cursor = store.db.conn.execute("SELECT id, responses FROM items WHERE kind = 'pairwise' ORDER BY rowid")
+        while rows := cursor.fetchmany(batch):
+            yield rows
+        return
+    for begin in range(0, len(only), 500):
+        chunk = list(only[begin:begin + 500])
+        yield store.db.conn.execute(
+            f"SELECT id, responses FROM items WHERE kind = 'pairwise' AND id IN ({','.join('?' * len(chunk))})"
+            " ORDER BY rowid", chunk,
+        ).fetchall()
 
 
 RESPONSE_COLUMNS = ("item", "slot", "model", "chars")

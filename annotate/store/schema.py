@@ -322,12 +322,20 @@ def _v13_open_queue(db: sqlite_utils.Database) -> None:
     create_open_queue(db)
 
 
+def _v14_style_counts(db: sqlite_utils.Database) -> None:
+    """Style counts kept per pairwise item from its import, so a report does not recount every
+    response's text (annotate/store/style_counts.py)."""
+    from annotate.store.style_counts import create_style_counts
+
+    create_style_counts(db)
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial, _v2_suggestion_failures, _v3_merges, _v4_identity, _v5_external_label_order, _v6_links,
     _v7_display_order, _v8_flags, _v9_tallies, _v10_spans, _v11_training, _v12_dashboard_tallies,
-    _v13_open_queue,
+    _v13_open_queue, _v14_style_counts,
 )
 """MIGRATIONS[i] takes the schema from version i to version i + 1."""
 

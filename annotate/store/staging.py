@@ -24,6 +24,7 @@ from typing import Any
 from annotate.model import Item
 from annotate.store.codec import content_hash, item_from_row
 from annotate.store.store import AddResult, Store
+from annotate.store.style_counts import STAGE_INSERT, STAGE_TABLE, copy_staged_sql, staged_rows
 from annotate.store.tally_schema import counted_in_bulk
 
 STAGE_SCHEMA = "stage"
@@ -51,6 +52,7 @@ _TABLES = (
     "CREATE TABLE {s}.stage_labels (seq INTEGER PRIMARY KEY, line INTEGER, idx INTEGER NOT NULL, key TEXT NOT NULL,"
     " source TEXT NOT NULL, rater TEXT NOT NULL, cohort TEXT NOT NULL, item_id TEXT NOT NULL, label TEXT NOT NULL,"
     " raw TEXT, shown_first TEXT)",
+    STAGE_TABLE,
 )
 
 
@@ -141,7 +143,7 @@ class ImportStaging:
             if STAGE_SCHEMA in attached:
                 self.db.conn.execute(f"DETACH {STAGE_SCHEMA}")
             return
-        for table in ("stage_items", "stage_labels"):
+        for table in ("stage_items", "stage_labels", "stage_style"):
             self._execute(f"DROP TABLE IF EXISTS {{s}}.{table}")
         self._settle()
 
@@ -197,6 +199,12 @@ class ImportStaging:
             ).fetchone()
             repeats.append(Repeat(position, Where(line, idx), digest == row[-1]))
         return repeats
+
+    def add_style_counts(self, first_seq: int, counts: Iterable[tuple[int, Sequence[int] | None]]) -> None:
+        """Stage the style counts of entries of the batch staged from `first_seq` on: (place in the batch,
+        counts, or None for a pairwise item without both slots); copied into the session with their items."""
+        self._executemany(STAGE_INSERT, staged_rows(first_seq, counts))
+        self._settle()
 
     def add_labels(self, batch: Sequence[StagedLabel]) -> None:
         self.add_label_rows([
@@ -376,6 +384,7 @@ class ImportStaging:
                         [source, created],
                     ).rowcount)
                 items = AddResult(added=added, unchanged=n_items - added)
+                self._execute(copy_staged_sql("{s}"))
                 if not n_labels:
                     return items, AddResult(0, 0)
                 self._execute(

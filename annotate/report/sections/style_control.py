@@ -12,11 +12,10 @@ from typing import TYPE_CHECKING, Any
 from annotate.report.context import Context
 from annotate.report.figures import interval, signed, value
 from annotate.report.model import Column, Section, Table
+from annotate.report.style_counts import style_counts
 from annotate.text import plural
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from annotate.analysis.style_control import StyleControl
     from annotate.store import Store
 
@@ -34,26 +33,6 @@ _COEF_COLUMNS = (
     Column("per unit", "num"),
     Column("sd", "num"), Column("battles with it", "int"),
 )
-
-
-def style_counts(store: Store) -> pd.DataFrame:
-    """Per pairwise item with both answers stored: the style counts of slot A's and slot B's answer
-    (each side's answer plus its own earlier assistant turns), columns item, ``<feature>_a``, ``<feature>_b``."""
-    import numpy as np
-    import pandas as pd
-
-    from annotate.analysis.style import FEATURES, features_of_texts
-    from annotate.store.frames import pairwise_texts
-
-    ids: list[str] = []
-    parts: list[np.ndarray] = []
-    for batch_ids, texts_a, texts_b in pairwise_texts(store):
-        ids += batch_ids
-        parts.append(np.hstack([features_of_texts(texts_a), features_of_texts(texts_b)]))
-    counts = np.vstack(parts) if parts else np.zeros((0, 2 * len(FEATURES)), dtype=np.int64)
-    frame = pd.DataFrame(counts, columns=[f"{f}_{side}" for side in "ab" for f in FEATURES])
-    frame.insert(0, "item", ids)
-    return frame
 
 
 def _interval_note(result: StyleControl, ctx: Context) -> str:

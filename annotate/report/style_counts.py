@@ -1,0 +1,41 @@
+"""The style counts of the pairwise items, for the style-controlled ranking: read as the import stored
+them (`annotate.store.style_counts`), and counted from the texts only for the items without them
+(a session imported before v14, or items stored by a path that does not count)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from annotate.store import Store
+
+
+def style_counts(store: Store) -> pd.DataFrame:
+    """Per pairwise item with both answers stored: the style counts of slot A's and slot B's answer
+    (each side's answer plus its own earlier assistant turns), columns item, ``<feature>_a``, ``<feature>_b``
+    (int64), in item order."""
+    import numpy as np
+    import pandas as pd
+
+    from annotate.analysis.style import FEATURES, features_of_texts
+    from annotate.store.frames import pairwise_texts
+    from annotate.store.style_counts import STYLE_COLUMNS, stored_style_counts
+
+    stored = stored_style_counts(store)
+    counted = stored["counted"].to_numpy(dtype=bool)
+    both = counted & stored["tokens_a"].notna().to_numpy()
+    values = np.zeros((len(stored), len(STYLE_COLUMNS)), dtype=np.int64)
+    values[both] = stored.loc[both, list(STYLE_COLUMNS)].to_numpy(dtype=np.int64)
+    missing = stored["item"].to_numpy(dtype=object)[~counted].tolist()
+    if missing:
+        place = {item: k for k, item in enumerate(stored["item"].tolist())}
+        only = None if len(missing) == len(stored) else missing
+        for batch_ids, texts_a, texts_b in pairwise_texts(store, only=only):
+            rows = [place[item] for item in batch_ids]
+            values[rows] = np.hstack([features_of_texts(texts_a), features_of_texts(texts_b)])
+            both[rows] = True
+    frame = pd.DataFrame(values[both], columns=[f"{f}_{side}" for side in "ab" for f in FEATURES])
+    frame.insert(0, "item", stored["item"].to_numpy(dtype=object)[both])
+    return frame
