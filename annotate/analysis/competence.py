@@ -32,10 +32,14 @@ from annotate.analysis.estimate import json_number
 from annotate.analysis.quality import FAST_MS
 from annotate.analysis.reasons import not_enough
 
-__all__ = ["BLOCK", "CompetenceCell", "Measure", "competence_over_time", "rest_agreement_per_vote"]
+__all__ = ["BLOCK", "MAX_BLOCKS", "CompetenceCell", "Measure", "block_size", "competence_over_time",
+           "rest_agreement_per_vote"]
 
 BLOCK = 20
-"""Queue positions per block."""
+"""Queue positions per block, at least (queues of up to BLOCK x MAX_BLOCKS positions)."""
+MAX_BLOCKS = 100
+"""Blocks per annotator, at most: a longer queue gets longer blocks, so the cells (and the report) stay
+bounded however long the queues grow (1M positions: blocks of 10,000)."""
 
 MEASURES = ("gold", "attention_failures", "fast", "rest")
 
@@ -100,6 +104,18 @@ def rest_agreement_per_vote(votes: pd.DataFrame) -> pd.Series:
     out = np.full(len(votes), np.nan)
     np.divide(same, others, out=out, where=others > 0)
     return pd.Series(out, index=votes.index)
+
+
+def block_size(positions: pd.Series, *, least: int = BLOCK, most_blocks: int = MAX_BLOCKS) -> int:
+    """Positions per block for queues answered up to these 0-based positions: ``least``, or more when the
+    furthest answered position would need more than ``most_blocks`` blocks of it (ceil(queue / most_blocks)).
+
+    >>> block_size(pd.Series([0, 1999])), block_size(pd.Series([2000])), block_size(pd.Series([999_999]))
+    (20, 21, 10000)
+    """
+    known = pd.to_numeric(positions, errors="coerce").dropna()
+    queue = int(known.max()) + 1 if len(known) else 0
+    return max(least, -(-queue // most_blocks))
 
 
 def competence_over_time(

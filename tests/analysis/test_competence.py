@@ -71,3 +71,23 @@ def test_a_tiring_annotator_shows_in_the_later_blocks() -> None:
     assert late.gold.ci_high < early.gold.ci_low
     assert late.fast.share == 1.0 and early.fast.share == 0.0
     assert late.rest.share < cells["a", 2].rest.share
+
+
+def test_blocks_grow_with_the_queue_so_an_annotator_has_at_most_100() -> None:
+    from annotate.analysis.competence import BLOCK, MAX_BLOCKS, block_size
+
+    assert block_size(pd.Series([0, 5, BLOCK * MAX_BLOCKS - 1])) == BLOCK  # up to 2,000 positions: blocks of 20
+    assert block_size(pd.Series([BLOCK * MAX_BLOCKS])) == BLOCK + 1
+    assert block_size(pd.Series([None, 4999.0])) == 50
+    assert block_size(pd.Series([], dtype=float)) == BLOCK
+    rng = np.random.default_rng(2)
+    n = 5_000
+    votes = pd.DataFrame({"item": np.tile(np.arange(n), 2), "rater": np.repeat(["x", "y"], n),
+                          "label": rng.choice(["A", "B"], 2 * n), "gold": None, "purpose": "main",
+                          "active_ms": 4000, "submit_ms": None, "position": np.tile(np.arange(n), 2)})
+    block = block_size(votes["position"])
+    cells = competence_over_time(votes, block=block, n_boot=0)
+    x = [c for c in cells if c.rater == "x"]
+    assert block == 50 and len(x) == MAX_BLOCKS
+    assert (x[0].first, x[0].last, x[-1].first, x[-1].last) == (1, 50, 4951, 5000)
+    assert all(c.n_answers == 50 for c in x)

@@ -83,6 +83,7 @@ def _dawid_skene_tables(ctx: Context, humans: pd.DataFrame, payload: dict[str, A
 
 
 def _over_time_tables(ctx: Context, cells: tuple[CompetenceCell, ...], block: int, fast_ms: int) -> list[Table]:
+    from annotate.analysis.competence import BLOCK, MAX_BLOCKS
     from annotate.report.cells import NO_RESAMPLE
     from annotate.report.model import NotEnough
 
@@ -101,7 +102,9 @@ def _over_time_tables(ctx: Context, cells: tuple[CompetenceCell, ...], block: in
         notes = [
             f"{what.capitalize()}: {rule.format(fast=f'{fast_ms / 1000:g}')}. Per annotator and block of {block} "
             "positions in their queue (the session's own judgments of human annotators, every purpose); "
-            f"{ALL}: every annotator's answers at those positions.",
+            f"{ALL}: every annotator's answers at those positions."
+            + (f" Blocks are {BLOCK} positions, longer where a queue passes {BLOCK * MAX_BLOCKS:,} (at most "
+               f"{MAX_BLOCKS} blocks)." if block > BLOCK else ""),
             ctx.ci_note,
         ]
         if len(raters) > ctx.max_rows:
@@ -114,12 +117,13 @@ def _over_time_tables(ctx: Context, cells: tuple[CompetenceCell, ...], block: in
 
 
 def competence_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
-    from annotate.analysis.competence import BLOCK, competence_over_time
+    from annotate.analysis.competence import BLOCK, MAX_BLOCKS, block_size, competence_over_time
     from annotate.analysis.quality import FAST_MS
     from annotate.report.context import LLM_COHORTS
     from annotate.store.frames import judgment_positions
 
-    payload: dict[str, Any] = {"dawid_skene": None, "over_time": {"block": BLOCK, "fast_ms": FAST_MS, "cells": []}}
+    payload: dict[str, Any] = {"dawid_skene": None, "over_time": {"block": BLOCK, "max_blocks": MAX_BLOCKS,
+                                                                  "fast_ms": FAST_MS, "cells": []}}
     if ctx.spec.kind == "rubric":
         return Section(KEY, TITLE, notes=("Rubric sessions: competence is not estimated per criterion yet.",)), payload
     if ctx.spec.kind == "ranking":
@@ -133,10 +137,12 @@ def competence_section(ctx: Context, store: Store) -> tuple[Section, dict[str, A
         notes.append(f"Dawid-Skene: {reason}.")
     judged = ctx.votes.loc[(ctx.votes["source"] == "judgment") & ~ctx.votes["cohort"].isin(LLM_COHORTS)]
     judged = judged.assign(position=judged["judgment_id"].map(judgment_positions(store)))
-    cells = competence_over_time(judged, block=BLOCK, fast_ms=FAST_MS, n_boot=ctx.n_boot, seed=ctx.seed)
+    block = block_size(judged["position"])
+    cells = competence_over_time(judged, block=block, fast_ms=FAST_MS, n_boot=ctx.n_boot, seed=ctx.seed)
+    payload["over_time"]["block"] = block
     payload["over_time"]["cells"] = [c.to_json() for c in cells]
     if cells:
-        tables += _over_time_tables(ctx, cells, BLOCK, FAST_MS)
+        tables += _over_time_tables(ctx, cells, block, FAST_MS)
     else:
         notes.append("Competence over the queue: not enough data (n = 0 judgments: no judgment made in this "
                      "session; imported labels have no queue).")
