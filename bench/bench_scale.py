@@ -26,6 +26,8 @@ hours), so only the commands are measured.
     python bench/bench_scale.py --steps import,status      # only some steps
     python bench/bench_scale.py --sizes 100k --steps report --keep --dir /work/scale/100k   # build, keep
     python bench/bench_scale.py --sizes 100k --steps report --reuse --dir /work/scale/100k   # time it again
+    python bench/bench_scale.py --sizes 1m --steps status,report --dir /work/scale/1m \
+        --replicate-from /work/scale/100k/current/sessions/bench.db   # 1M items from the 100k's, x10, kept
 
 Beside the wall clock each command's CPU time (user + system) is printed, and for the
 import its ratio to the anchor's: on a shared host the load inflates wall clock far more than CPU time.
@@ -255,6 +257,92 @@ def fabricate_answers(db: Path, n: int, events_per: int = 3, seed: int = 1) -> i
     return stored
 
 
+def replicate_session(folder: Path, source: Path, copies: int, batch: int = 2_000) -> int:
+    """A session `copies` times the session file `source` (a bench session whose items are in rowid order
+    and whose answers `fabricate_answers` wrote; read only): its file copied, then copy k = 1, 2, ... of
+    every item (id `{id}~r{k}`, the content hash the import gives the item with that id), assignment
+    (queue position + k x the items), judgment and event added by SQL with ids shifted past the
+    earlier copies, so the session's triggers keep their tallies and open queue as they would. Style
+    counts are stored for every item as the import stores them (counted once per source item). Returns
+    the items. The same shape as `write_items` + `annotate import` + `fabricate_answers` at copies x
+    the items, except that each annotator's unanswered entries are at the end of every copy's
+    stretch of the queue instead of at the end of the queue; minutes instead of hours at 1M."""
+    from annotate.analysis.style import pairwise_counts
+    from annotate.store.codec import content_hash, item_from_row
+    from annotate.store.style_counts import STYLE_COLUMNS
+
+    sessions = folder / "sessions"
+    sessions.mkdir(parents=True)
+    shutil.copy(source.with_suffix(".toml"), sessions / "bench.toml")
+    db = sessions / "bench.db"
+    with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as src, sqlite3.connect(db) as out:
+        src.backup(out)
+    run([*annotate_argv(None), "status", "bench"], cwd=folder)  # brings the copy to this schema (v14: style counts)
+    item_columns = ("id", "kind", "conversation", "responses", "category", "gold", "metadata")
+
+    def rehash(new_id: str, *row: str) -> str:
+        return content_hash(item_from_row({**dict(zip(item_columns, (new_id, *row), strict=True))}))
+
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("PRAGMA synchronous = OFF")
+    conn.create_function("rehash", len(item_columns), rehash, deterministic=True)
+    conn.execute(f"ATTACH 'file:{source}?mode=ro' AS src")
+    conn.execute("BEGIN")
+    cursor = conn.execute(f"SELECT {', '.join(item_columns)}, content_hash FROM src.items ORDER BY rowid")
+    marks = ", ".join("?" * (2 + len(STYLE_COLUMNS)))
+    while rows := cursor.fetchmany(batch):
+        items = [item_from_row(dict(zip(item_columns, row[:-1], strict=True))) for row in rows]
+        conn.executemany(f"INSERT OR REPLACE INTO main.style_counts VALUES ({marks})",
+                         [(rows[p][0], rows[p][-1], *(c or (None,) * len(STYLE_COLUMNS)))
+                          for p, c in pairwise_counts(items)])
+    conn.execute("COMMIT")
+    n_items, n_assign, n_judg, n_events = (conn.execute(f"SELECT count(*) FROM src.{t}").fetchone()[0]
+                                           for t in ("items", "assignments", "judgments", "events"))
+    tops = [conn.execute(f"SELECT max(id) FROM src.{t}").fetchone()[0] for t in ("assignments", "judgments", "events")]
+    assert tops == [n_assign, n_judg, n_events], "ids of the source are not 1..n"
+    counts = ", ".join(STYLE_COLUMNS)
+    for k in range(1, copies):
+        a, j, e, p = k * n_assign, k * n_judg, k * n_events, k * n_items
+        began = time.perf_counter()
+        conn.execute("BEGIN")
+        conn.execute(
+            "INSERT INTO main.items (id, kind, conversation, responses, category, gold, metadata, content_hash,"
+            " source, created) SELECT id || ?1, kind, conversation, responses, category, gold, metadata,"
+            " rehash(id || ?1, kind, conversation, responses, category, gold, metadata), source, created"
+            " FROM src.items ORDER BY rowid", [f"~r{k}"])
+        conn.execute(f"INSERT INTO main.style_counts (item_id, content_hash, {counts}) SELECT i.id, i.content_hash,"
+                     f" {counts} FROM main.style_counts c JOIN main.items i ON i.id = c.item_id || ?"
+                     " WHERE c.item_id NOT LIKE '%~r%'", [f"~r{k}"])
+        conn.execute(
+            "INSERT INTO main.assignments (id, annotator_id, item_id, position, swapped, condition, purpose,"
+            " suggestion_id, seed, created, display_order) SELECT id + ?, annotator_id, item_id || ?, position + ?,"
+            " swapped, condition, purpose, suggestion_id, seed, created, display_order FROM src.assignments"
+            " ORDER BY id", [a, f"~r{k}", p])
+        conn.execute(
+            "INSERT INTO main.judgments (id, uid, assignment_id, label, initial_label, scores, rationale, confidence,"
+            " guideline_id, guideline_version, skip_reason, shown_at, first_input_ms, submit_ms, active_ms, timings,"
+            " submitted_at, app_version, superseded_by, item_id, sitting_id) SELECT id + ?1, printf('%032x', id + ?1),"
+            " assignment_id + ?2, label, initial_label, scores, rationale, confidence, guideline_id,"
+            " guideline_version, skip_reason, shown_at, first_input_ms, submit_ms, active_ms, timings, submitted_at,"
+            " app_version, superseded_by + ?1, item_id || ?3, sitting_id FROM src.judgments ORDER BY id",
+            [j, a, f"~r{k}"])
+        conn.execute(
+            "INSERT INTO main.events (id, uid, assignment_id, annotator_id, judgment_id, mono_ns, wall_time, kind,"
+            " payload) SELECT id + ?1, 'e' || printf('%030x', judgment_id + ?2) || substr(uid, 32),"
+            " assignment_id + ?3, annotator_id, judgment_id + ?2, (judgment_id + ?2) * 10 + mono_ns % 10,"
+            " wall_time, kind, payload FROM src.events ORDER BY id", [e, j, a])
+        conn.execute("COMMIT")
+        print(f"{'':<34} {'':>6}  (copy {k} of {copies - 1}: {time.perf_counter() - began:.0f} s, load "
+              f"{loadavg():.2f})", flush=True)
+    newest = conn.execute("SELECT max(rowid) FROM items").fetchone()[0]
+    conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                     [(f"default_queue_upto:{name}", str(newest)) for name in ANNOTATORS])
+    conn.execute("DETACH src")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return copies * n_items
+
+
 def write_arena_battles(path: Path) -> int:
     """The Arena pair counts (wins of each side, ties, ties both bad) expanded to one record per battle."""
     data = json.loads(ARENA.read_text())
@@ -413,6 +501,26 @@ def reuse_size(label: str, base: Path, steps: set[str], n_boot: int) -> bool:
     return True
 
 
+def replicated_size(label: str, n: int, base: Path, source: Path, steps: set[str], n_boot: int) -> None:
+    """--replicate-from: the session of n items built as copies of a kept bench session (`replicate_session`),
+    then the steps after the build on it (no import is measured)."""
+    folder = base / "current"
+    if folder.exists():
+        shutil.rmtree(folder)
+    with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as conn:
+        n_source = conn.execute("SELECT count(*) FROM items").fetchone()[0]
+    if n % n_source:
+        raise SystemExit(f"--replicate-from: {n:,} items is not a multiple of the {n_source:,} of {source}")
+    began = time.perf_counter()
+    written = replicate_session(folder, source, n // n_source)
+    db = folder / "sessions" / "bench.db"
+    print(f"\n== {label}: {written:,} items, {n // n_source} copies of {source}, built in "
+          f"{time.perf_counter() - began:.0f} s; session file {db.stat().st_size / 1e9:.2f} GB;"
+          f" load {loadavg():.2f} ==",
+          flush=True)
+    reuse_size(label, base, steps - {"import", "reimport", "export"}, n_boot)
+
+
 def bench_size(label: str, n: int, base: Path, steps: set[str], baseline: Path | None, n_boot: int) -> None:
     data = base / f"items-{label}.jsonl"
     began = time.perf_counter()
@@ -521,6 +629,11 @@ def main() -> int:
     parser.add_argument("--reuse", action="store_true",
                         help="Run the steps after the build (status, start, report) on the session a run with --keep "
                              "left in --dir, instead of building it again, and keep it (one size per --dir).")
+    parser.add_argument("--replicate-from", type=Path, default=None, metavar="DB",
+                        help="Build each size's session as copies of the kept bench session file DB (read only; "
+                             "the size a multiple of its items) by SQL instead of writing, importing and answering "
+                             "a JSON Lines file, then run the steps after the build (status, start, report) on it. "
+                             "Kept in --dir.")
     args = parser.parse_args()
     steps = {s.strip() for s in args.steps.split(",") if s.strip()}
     base = args.dir or Path(tempfile.mkdtemp(prefix="annotate-scale-"))
@@ -529,12 +642,14 @@ def main() -> int:
           f" SQLite {sqlite3.sqlite_version}, Python {sys.version.split()[0]}; folder {base}", flush=True)
     try:
         for text in [s for s in args.sizes.split(",") if s.strip() and s.strip() != "none"]:
-            if not (args.reuse and reuse_size(text.strip(), base, steps, args.bootstrap)):
+            if args.replicate_from is not None:
+                replicated_size(text.strip(), parse_size(text), base, args.replicate_from, steps, args.bootstrap)
+            elif not (args.reuse and reuse_size(text.strip(), base, steps, args.bootstrap)):
                 bench_size(text.strip(), parse_size(text), base, steps, args.baseline, args.bootstrap)
         if args.arena:
             bench_arena(base, steps, args.bootstrap)
     finally:
-        if not args.keep and not args.reuse:  # a reused session is kept
+        if not args.keep and not args.reuse and args.replicate_from is None:  # a reused or replicated session is kept
             shutil.rmtree(base, ignore_errors=True)
     print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
