@@ -105,11 +105,13 @@ def estimate_from_features(
     n_units: int,
     n_raters: int,
     n_pairable: int,
+    by_pattern: bool = False,
 ) -> Estimate:
     """Point estimate and percentile interval of one statistic of feature sums.
 
     features: ``(n_units, k)``; statistic maps sums of shape ``(m, k)`` to ``(m,)`` values (NaN where
-    undefined).  The point estimate is ``statistic`` of the column sums of ``features``.
+    undefined).  The point estimate is ``statistic`` of the column sums of ``features``.  by_pattern:
+    as `estimates_on_shared_resamples` has it.
     """
     return estimates_from_features(
         features,
@@ -119,6 +121,7 @@ def estimate_from_features(
         n_units=n_units,
         n_raters=n_raters,
         n_pairable=n_pairable,
+        by_pattern=by_pattern,
     )["value"]
 
 
@@ -131,16 +134,18 @@ def estimates_from_features(
     n_units: int,
     n_raters: int,
     n_pairable: int,
+    by_pattern: bool = False,
 ) -> dict[str, Estimate]:
     """Several statistics of the same feature sums, all evaluated on the *same* resamples.
 
     Returns one `Estimate` per key of ``statistics``, with the given counts.  With fewer than
     `MIN_UNITS_FOR_INTERVAL` units (``n_units``: the units the statistic is about) the intervals are
-    NaN: there is nothing to resample.
+    NaN: there is nothing to resample.  by_pattern: as `estimates_on_shared_resamples` has it.
     """
     features = np.asarray(features, dtype=np.float64)
     part = Part(features, None, statistics, n_units, n_raters, n_pairable)
-    return estimates_on_shared_resamples([part], features.shape[0], n_boot=n_boot, seed=seed)[0]
+    return estimates_on_shared_resamples([part], features.shape[0], n_boot=n_boot, seed=seed,
+                                         by_pattern=by_pattern)[0]
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ than a binomial count of votes says.  `clustered_share` treats the item as the u
 * when every item contributes at most one vote, votes and items are the same unit and the classic
   Wilson (1927) interval and exact binomial test apply;
 * otherwise the interval is a 95 % percentile bootstrap over items (each resampled item brings all
-  its votes; `annotate.analysis.bootstrap`), and the test is the exact binomial test on the
+  its votes; `annotate.analysis.bootstrap`; items with the same counts are one pattern, so a resample
+  is drawn as how many of its draws fall on each pattern, at a cost that does not grow with the items),
+  and the test is the exact binomial test on the
   *effective* counts k / deff of n / deff, where deff is the design effect of the clustered ratio
   (Kish 1965, *Survey Sampling*, section 8.2; the linearised variance of a ratio estimator, Cochran
   1977, *Sampling Techniques*, section 6.11; Rao & Scott 1992 for binomial data under clustering).
@@ -115,7 +117,7 @@ def share_of_items(k_i: Any, n_i: Any, *, n_boot: int, seed: int | None, p0: flo
         return ClusteredShare(k, n, share, lo, hi, p, int(n_i.size), "votes", 1.0)
     deff = design_effect(k_i, n_i)
     est = estimate_from_features(np.column_stack([k_i, n_i]), _ratio, n_boot=n_boot, seed=seed,
-                                 n_units=int(n_i.size), n_raters=0, n_pairable=n)
+                                 n_units=int(n_i.size), n_raters=0, n_pairable=n, by_pattern=True)
     n_eff = max(1, round(n / deff))
     k_eff = min(n_eff, round(k / deff))
     lo, hi = _effective_wilson(k / deff, n / deff)

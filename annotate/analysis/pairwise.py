@@ -144,6 +144,7 @@ def _agreement_from_item_sums(
         n_units=n_items,
         n_raters=n_raters,
         n_pairable=n_pairs,
+        by_pattern=True,
     )
     w = est["with"]
     wo = est["without"]

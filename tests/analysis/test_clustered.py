@@ -84,3 +84,26 @@ def test_holm_by_hand() -> None:
     assert holm([0.04, 0.01, 0.03]).tolist() == pytest.approx([0.06, 0.03, 0.06])
     assert np.isnan(holm([np.nan, 0.2])[0]) and holm([np.nan, 0.2])[1] == pytest.approx(0.2)
     assert holm([0.5, 0.9]).tolist() == pytest.approx([1.0, 1.0])
+
+
+def test_many_items_with_few_count_patterns_are_resampled_by_pattern(monkeypatch) -> None:
+    """Items with at most five votes have few distinct (k, n): the resamples are drawn per pattern (no draw
+    per item), with the interval of the item bootstrap within Monte Carlo error."""
+    import annotate.analysis.bootstrap as bootstrap
+    from annotate.analysis.clustered import share_of_items
+
+    rng = np.random.default_rng(4)
+    n_i = rng.integers(1, 6, 20_000)
+    k_i = rng.binomial(n_i, 0.3)
+    by_units = bootstrap.estimate_from_features(np.column_stack([k_i, n_i]).astype(float),
+                                                lambda s: s[:, 0] / s[:, 1], n_boot=400, seed=1,
+                                                n_units=n_i.size, n_raters=0, n_pairable=int(n_i.sum()))
+
+    def no_unit_draws(*args, **kwargs):
+        raise AssertionError("drew units")
+
+    monkeypatch.setattr(bootstrap, "resample_counts", no_unit_draws)
+    got = share_of_items(k_i, n_i, n_boot=400, seed=1)
+    assert got.share == k_i.sum() / n_i.sum()
+    width = by_units.ci_high - by_units.ci_low
+    assert abs(got.ci_low - by_units.ci_low) < 0.15 * width and abs(got.ci_high - by_units.ci_high) < 0.15 * width
