@@ -262,14 +262,15 @@ def replicate_session(folder: Path, source: Path, copies: int, batch: int = 2_00
     and whose answers `fabricate_answers` wrote; read only): its file copied, then copy k = 1, 2, ... of
     every item (id `{id}~r{k}`, the content hash the import gives the item with that id), assignment
     (queue position + k x the items), judgment and event added by SQL with ids shifted past the
-    earlier copies, so the session's triggers keep their tallies and open queue as they would. Style
-    counts are stored for every item as the import stores them (counted once per source item). Returns
-    the items. The same shape as `write_items` + `annotate import` + `fabricate_answers` at copies x
-    the items, except that each annotator's unanswered entries are at the end of every copy's
-    stretch of the queue instead of at the end of the queue; minutes instead of hours at 1M."""
-    from annotate.analysis.style import pairwise_counts
+    earlier copies, so the session's triggers keep their tallies and open queue as they would. Item
+    facts (models, lengths, style counts) are stored for every item as the import stores them (counted
+    once per source item). Returns the items. The same shape as `write_items` + `annotate import` +
+    `fabricate_answers` at copies x the items, except that each annotator's unanswered entries are at
+    the end of every copy's stretch of the queue instead of at the end of the queue; minutes instead of
+    hours at 1M."""
+    from annotate.analysis.style import item_facts
     from annotate.store.codec import content_hash, item_from_row
-    from annotate.store.style_counts import STYLE_COLUMNS
+    from annotate.store.item_facts import FACT_COLUMNS
 
     sessions = folder / "sessions"
     sessions.mkdir(parents=True)
@@ -289,18 +290,17 @@ def replicate_session(folder: Path, source: Path, copies: int, batch: int = 2_00
     conn.execute(f"ATTACH 'file:{source}?mode=ro' AS src")
     conn.execute("BEGIN")
     cursor = conn.execute(f"SELECT {', '.join(item_columns)}, content_hash FROM src.items ORDER BY rowid")
-    marks = ", ".join("?" * (2 + len(STYLE_COLUMNS)))
+    marks = ", ".join("?" * (2 + len(FACT_COLUMNS)))
     while rows := cursor.fetchmany(batch):
         items = [item_from_row(dict(zip(item_columns, row[:-1], strict=True))) for row in rows]
-        conn.executemany(f"INSERT OR REPLACE INTO main.style_counts VALUES ({marks})",
-                         [(rows[p][0], rows[p][-1], *(c or (None,) * len(STYLE_COLUMNS)))
-                          for p, c in pairwise_counts(items)])
+        conn.executemany(f"INSERT OR REPLACE INTO main.item_facts VALUES ({marks})",
+                         [(rows[p][0], rows[p][-1], *facts) for p, facts in item_facts(items)])
     conn.execute("COMMIT")
     n_items, n_assign, n_judg, n_events = (conn.execute(f"SELECT count(*) FROM src.{t}").fetchone()[0]
                                            for t in ("items", "assignments", "judgments", "events"))
     tops = [conn.execute(f"SELECT max(id) FROM src.{t}").fetchone()[0] for t in ("assignments", "judgments", "events")]
     assert tops == [n_assign, n_judg, n_events], "ids of the source are not 1..n"
-    counts = ", ".join(STYLE_COLUMNS)
+    facts = ", ".join(FACT_COLUMNS)
     for k in range(1, copies):
         a, j, e, p = k * n_assign, k * n_judg, k * n_events, k * n_items
         began = time.perf_counter()
@@ -310,8 +310,8 @@ def replicate_session(folder: Path, source: Path, copies: int, batch: int = 2_00
             " source, created) SELECT id || ?1, kind, conversation, responses, category, gold, metadata,"
             " rehash(id || ?1, kind, conversation, responses, category, gold, metadata), source, created"
             " FROM src.items ORDER BY rowid", [f"~r{k}"])
-        conn.execute(f"INSERT INTO main.style_counts (item_id, content_hash, {counts}) SELECT i.id, i.content_hash,"
-                     f" {counts} FROM main.style_counts c JOIN main.items i ON i.id = c.item_id || ?"
+        conn.execute(f"INSERT INTO main.item_facts (item_id, content_hash, {facts}) SELECT i.id, i.content_hash,"
+                     f" {facts} FROM main.item_facts c JOIN main.items i ON i.id = c.item_id || ?"
                      " WHERE c.item_id NOT LIKE '%~r%'", [f"~r{k}"])
         conn.execute(
             "INSERT INTO main.assignments (id, annotator_id, item_id, position, swapped, condition, purpose,"

@@ -37,8 +37,16 @@ import numpy as np
 if TYPE_CHECKING:
     from annotate.model import Item, Response
 
-__all__ = ["FEATURES", "TOKENIZER", "count_features", "count_tokens", "features_of_texts", "normalised_difference",
-           "pairwise_counts", "side_text"]
+__all__ = [
+    "FEATURES",
+    "TOKENIZER",
+    "count_features",
+    "count_tokens",
+    "features_of_texts",
+    "item_facts",
+    "normalised_difference",
+    "side_text",
+]
 
 FEATURES: tuple[str, ...] = ("tokens", "headers", "list_items", "bold")
 """The style features, in the column order of every array in this module."""
@@ -152,25 +160,31 @@ def side_text(response: Response) -> str:
     return "\n\n".join([*(m.content for m in response.history if m.role == "assistant"), response.text])
 
 
-def pairwise_counts(items: Sequence[Item]) -> list[tuple[int, tuple[int, ...] | None]]:
-    """(place in `items`, counts) of each pairwise item: slot A's `FEATURES` counts then slot B's, or
-    None when the item lacks one of the two slots (what the import stores, `annotate.store.style_counts`)."""
+def item_facts(items: Sequence[Item]) -> list[tuple[int, tuple[object, ...]]]:
+    """(place in `items`, facts) of every item, what the import stores (`annotate.store.item_facts`):
+    slot A's and slot B's model and length in characters (of the first response in the slot; None when
+    there is none), then for a pairwise item with both slots slot A's `FEATURES` counts and slot B's
+    (of the last response in the slot, as `frames.pairwise_texts` reads them), None for each otherwise."""
+    out: list[tuple[int, tuple[object, ...]]] = []
     places, texts_a, texts_b = [], [], []
-    out: list[tuple[int, tuple[int, ...] | None]] = []
     for place, item in enumerate(items):
-        if item.kind != "pairwise":
-            continue
-        slots = {response.slot: response for response in item.responses}
-        if "A" not in slots or "B" not in slots:
-            out.append((place, None))
-            continue
-        places.append(place)
-        texts_a.append(side_text(slots["A"]))
-        texts_b.append(side_text(slots["B"]))
+        first: dict[str, Response] = {}
+        for response in item.responses:
+            first.setdefault(response.slot, response)
+        a, b = first.get("A"), first.get("B")
+        out.append((place, (a and a.model, b and b.model, None if a is None else len(a.text),
+                            None if b is None else len(b.text))))
+        last = {response.slot: response for response in item.responses}
+        if item.kind == "pairwise" and "A" in last and "B" in last:
+            places.append(place)
+            texts_a.append(side_text(last["A"]))
+            texts_b.append(side_text(last["B"]))
+    counts: list[tuple[object, ...]] = [(None,) * (2 * len(FEATURES))] * len(items)
     if places:
-        counts = np.hstack([features_of_texts(texts_a), features_of_texts(texts_b)]).tolist()
-        out += [(place, tuple(row)) for place, row in zip(places, counts, strict=True)]
-    return sorted(out)
+        for place, row in zip(places, np.hstack([features_of_texts(texts_a), features_of_texts(texts_b)]).tolist(),
+                              strict=True):
+            counts[place] = tuple(row)
+    return [(place, (*slots, *counts[place])) for place, slots in out]
 
 
 def normalised_difference(counts_a: Sequence[Sequence[float]] | np.ndarray,

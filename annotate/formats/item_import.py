@@ -159,7 +159,7 @@ class Staged:
 
 def stage(store: Store, staging: ImportStaging, source: Source, reader: RecordReader, encodable: Any) -> Staged:
     """Read, check and stage every record of the file, a batch at a time; errors name the first bad record."""
-    from annotate.analysis.style import pairwise_counts  # numpy: only when a file is imported
+    from annotate.analysis.style import item_facts  # numpy: only when a file is imported
 
     found = Staged()
     cohorts = {a.name: a.cohort for a in store.annotators()}
@@ -180,7 +180,7 @@ def stage(store: Store, staging: ImportStaging, source: Source, reader: RecordRe
             if warning:
                 found.warnings.append(warning)
         if scan:
-            staging.add_style_counts(first, pairwise_counts([entry.item for _, _, entry in batch]))
+            staging.add_item_facts(first, item_facts([entry.item for _, _, entry in batch]))
             found.texts.scan([(first + k, entry.item) for k, (_, _, entry) in enumerate(batch) if k not in repeated],
                              found.models)
 

@@ -1,5 +1,5 @@
 """The style counts of the pairwise items, for the style-controlled ranking: read as the import stored
-them (`annotate.store.style_counts`), and counted from the texts only for the items without them
+them (`annotate.store.item_facts`), and counted from the texts only for the items without them
 (a session imported before v14, or items stored by a path that does not count)."""
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ def style_counts(store: Store) -> pd.DataFrame:
 
     from annotate.analysis.style import FEATURES, features_of_texts
     from annotate.store.frames import pairwise_texts
-    from annotate.store.style_counts import STYLE_COLUMNS, stored_style_counts
+    from annotate.store.item_facts import STYLE_COLUMNS, stored_item_facts
 
-    stored = stored_style_counts(store)
-    counted = stored["counted"].to_numpy(dtype=bool)
+    stored = stored_item_facts(store, STYLE_COLUMNS, kind="pairwise")
+    counted = stored["known"].to_numpy(dtype=bool)
     both = counted & stored["tokens_a"].notna().to_numpy()
     values = np.zeros((len(stored), len(STYLE_COLUMNS)), dtype=np.int64)
     values[both] = stored.loc[both, list(STYLE_COLUMNS)].to_numpy(dtype=np.int64)

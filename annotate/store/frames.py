@@ -28,20 +28,46 @@ VOTE_COLUMNS = (
 def items_frame(store: Store) -> pd.DataFrame:
     """One row per item: item, kind, category, gold, model_a, model_b, len_a, len_b (characters
     of each slot's final response; NaN when the slot is empty), turn (the metadata's whole-number
-    ``turn``, as MT-Bench items carry it; None otherwise)."""
+    ``turn``, as MT-Bench items carry it; None otherwise). Models and lengths are the ones the import
+    kept (`annotate.store.item_facts`); an item without them is read from its responses."""
     columns = ["item", "kind", "category", "gold", "model_a", "model_b", "len_a", "len_b", "turn"]
-    frame = store.frame(_ITEMS_SQL)
-    for row in frame.index[frame["nul"] > 0]:  # SQLite's text functions stop at a NUL: Python reads these
-        slots = {r["slot"]: r for r in json.loads(store.frame(
-            "SELECT responses FROM items WHERE id = ?", [frame.at[row, "item"]])["responses"].iloc[0])}
-        for slot in ("A", "B"):
-            response = slots.get(slot)
-            frame.at[row, f"model_{slot.lower()}"] = None if response is None else response.get("model")
-            frame.at[row, f"len_{slot.lower()}"] = None if response is None else len(response["text"])
+    frame = store.frame(_FACTS_SQL)
+    missing = frame.index[~frame["known"].astype(bool)]
+    if len(missing):
+        import pandas as pd
+
+        read = _items_read(store, None if len(missing) == len(frame) else frame.loc[missing, "rowid"].tolist())
+        for column in ("model_a", "model_b", "len_a", "len_b"):
+            values = frame[column].to_numpy(dtype=object, copy=True)
+            values[missing] = read[column].to_numpy(dtype=object)
+            # typed as a query's column is (store.frame), None kept
+            frame[column] = pd.DataFrame({column: values.tolist()}, index=frame.index)[column]
     frame["len_a"] = frame["len_a"].astype("float64")  # NaN where the item has no such slot
     frame["len_b"] = frame["len_b"].astype("float64")
     frame["turn"] = frame["turn"].astype(object).where(frame["turn"].notna(), None)
     return frame[columns]
+
+
+def _items_read(store: Store, rowids: list[int] | None) -> pd.DataFrame:
+    """Models and lengths of the items (all, or those at `rowids`, ascending) read from their responses."""
+    import pandas as pd
+
+    if rowids is None:
+        frame = store.frame(_ITEMS_SQL.format(where=""))
+    else:
+        parts = [store.frame(_ITEMS_SQL.format(where=f"WHERE i.rowid IN ({','.join('?' * len(chunk))})"), chunk)
+                 for chunk in (rowids[k:k + 500] for k in range(0, len(rowids), 500))]
+        frame = pd.concat(parts, ignore_index=True)
+    for row in frame.index[frame["nul"] > 0]:  # SQLite's text functions stop at a NUL: Python reads these
+        slots: dict[str, Any] = {}
+        for r in json.loads(store.frame("SELECT responses FROM items WHERE id = ?",
+                                        [frame.at[row, "item"]])["responses"].iloc[0]):
+            slots.setdefault(r["slot"], r)
+        for slot in ("A", "B"):
+            response = slots.get(slot)
+            frame.at[row, f"model_{slot.lower()}"] = None if response is None else response.get("model")
+            frame.at[row, f"len_{slot.lower()}"] = None if response is None else len(response["text"])
+    return frame
 
 
 def _slot(slot: str, what: str) -> str:
@@ -60,15 +86,22 @@ def _slot(slot: str, what: str) -> str:
 
 
 _ITEMS_SQL = (
-    f"SELECT i.id AS item, i.kind, i.category, i.gold, {_slot('A', 'model')} AS model_a,"
+    f"SELECT i.id AS item, {_slot('A', 'model')} AS model_a,"
     f" {_slot('B', 'model')} AS model_b, {_slot('A', 'length')} AS len_a, {_slot('B', 'length')} AS len_b,"
-    " CASE WHEN json_valid(i.metadata) AND json_type(i.metadata, '$.turn') = 'integer'"
-    " THEN json_extract(i.metadata, '$.turn') END AS turn, instr(i.responses, '\\u0000') AS nul"
-    " FROM items i ORDER BY i.rowid"
+    " instr(i.responses, '\\u0000') AS nul FROM items i {where} ORDER BY i.rowid"
 )
 """The items' model names and response lengths read in SQL, so the texts never become Python strings
 (the stored JSON escapes nothing but quotes, backslashes and control characters; a NUL, which SQLite's
 text functions stop at, sends its item to Python)."""
+
+_FACTS_SQL = (
+    "SELECT i.rowid AS rowid, i.id AS item, i.kind, i.category, i.gold, f.item_id IS NOT NULL AS known,"
+    " f.model_a, f.model_b, f.len_a, f.len_b,"
+    " CASE WHEN json_valid(i.metadata) AND json_type(i.metadata, '$.turn') = 'integer'"
+    " THEN json_extract(i.metadata, '$.turn') END AS turn"
+    " FROM items i LEFT JOIN item_facts f ON f.item_id = i.id AND f.content_hash = i.content_hash ORDER BY i.rowid"
+)
+"""Every item with the models and lengths its import kept (known: a row of the item's content is stored)."""
 
 
 def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:

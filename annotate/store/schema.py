@@ -322,12 +322,12 @@ def _v13_open_queue(db: sqlite_utils.Database) -> None:
     create_open_queue(db)
 
 
-def _v14_style_counts(db: sqlite_utils.Database) -> None:
-    """Style counts kept per pairwise item from its import, so a report does not recount every
-    response's text (annotate/store/style_counts.py)."""
-    from annotate.store.style_counts import create_style_counts
+def _v14_item_facts(db: sqlite_utils.Database) -> None:
+    """Facts kept per item from its import (its slots' models and lengths, a pairwise item's style
+    counts), so a report does not parse every item's responses (annotate/store/item_facts.py)."""
+    from annotate.store.item_facts import create_item_facts
 
-    create_style_counts(db)
+    create_item_facts(db)
 
 
 Migration = Callable[[sqlite_utils.Database], None]
@@ -335,7 +335,7 @@ Migration = Callable[[sqlite_utils.Database], None]
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial, _v2_suggestion_failures, _v3_merges, _v4_identity, _v5_external_label_order, _v6_links,
     _v7_display_order, _v8_flags, _v9_tallies, _v10_spans, _v11_training, _v12_dashboard_tallies,
-    _v13_open_queue, _v14_style_counts,
+    _v13_open_queue, _v14_item_facts,
 )
 """MIGRATIONS[i] takes the schema from version i to version i + 1."""
 

@@ -23,8 +23,8 @@ from typing import Any
 
 from annotate.model import Item
 from annotate.store.codec import content_hash, item_from_row
+from annotate.store.item_facts import STAGE_INSERT, STAGE_TABLE, copy_staged_sql, staged_rows
 from annotate.store.store import AddResult, Store
-from annotate.store.style_counts import STAGE_INSERT, STAGE_TABLE, copy_staged_sql, staged_rows
 from annotate.store.tally_schema import counted_in_bulk
 
 STAGE_SCHEMA = "stage"
@@ -143,7 +143,7 @@ class ImportStaging:
             if STAGE_SCHEMA in attached:
                 self.db.conn.execute(f"DETACH {STAGE_SCHEMA}")
             return
-        for table in ("stage_items", "stage_labels", "stage_style"):
+        for table in ("stage_items", "stage_labels", "stage_facts"):
             self._execute(f"DROP TABLE IF EXISTS {{s}}.{table}")
         self._settle()
 
@@ -200,10 +200,10 @@ class ImportStaging:
             repeats.append(Repeat(position, Where(line, idx), digest == row[-1]))
         return repeats
 
-    def add_style_counts(self, first_seq: int, counts: Iterable[tuple[int, Sequence[int] | None]]) -> None:
-        """Stage the style counts of entries of the batch staged from `first_seq` on: (place in the batch,
-        counts, or None for a pairwise item without both slots); copied into the session with their items."""
-        self._executemany(STAGE_INSERT, staged_rows(first_seq, counts))
+    def add_item_facts(self, first_seq: int, facts: Iterable[tuple[int, Sequence[Any]]]) -> None:
+        """Stage the facts (`annotate.store.item_facts`) of entries of the batch staged from `first_seq` on:
+        (place in the batch, values); copied into the session with their items."""
+        self._executemany(STAGE_INSERT, staged_rows(first_seq, facts))
         self._settle()
 
     def add_labels(self, batch: Sequence[StagedLabel]) -> None:

@@ -1,5 +1,6 @@
-"""Style counts kept from the import (migration v14): the same numbers as counting the stored texts,
-renewed when an item's content changes, and counted by the report for items stored without them."""
+"""Item facts kept from the import (migration v14): slot models and lengths and style counts, the same
+as reading and counting the stored responses, renewed when an item's content changes, and read from
+the responses by the report for items stored without them."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from annotate.report.build import build_report
 from annotate.report.render import render
 from annotate.report.style_counts import style_counts
 from annotate.session import open_store
+from annotate.store import frames
 from annotate.store.frames import pairwise_texts
-from annotate.store.schema import MIGRATIONS, SCHEMA_VERSION, _v14_style_counts
-from annotate.store.style_counts import STYLE_FEATURES
+from annotate.store.item_facts import STYLE_FEATURES
+from annotate.store.schema import MIGRATIONS, SCHEMA_VERSION, _v14_item_facts
 
 TEXTS = (
     "# Title\n\n- **one**\n- two\n\n```\n# not a header\n```",
@@ -49,7 +51,7 @@ def from_texts(store) -> list[tuple]:
 
 def stored_rows(spec) -> dict[str, tuple]:
     with sqlite3.connect(spec.db) as conn:
-        return {r[0]: tuple(r[1:]) for r in conn.execute("SELECT * FROM style_counts")}
+        return {r[0]: tuple(r[1:]) for r in conn.execute("SELECT * FROM item_facts")}
 
 
 def test_the_features_are_the_analysis_ones() -> None:
@@ -64,6 +66,11 @@ def test_counts_stored_at_import_equal_the_counts_of_the_texts(project: Path) ->
         expected = from_texts(store)
         assert len(stored_rows(spec)) == 12  # every item was counted by the import
         frame = style_counts(store)
+        items = frames.items_frame(store)
+        store.db.execute("DELETE FROM item_facts WHERE item_id IN ('p1', 'p4')")  # some read from the responses
+        assert frames.items_frame(store).equals(items)
+        store.db.execute("DELETE FROM item_facts")  # all of them
+        assert frames.items_frame(store).equals(items)
     assert [tuple(r) for r in frame.itertuples(index=False)] == expected
     assert [str(t) for t in frame.dtypes.iloc[1:]] == ["int64"] * 8
 
@@ -90,15 +97,17 @@ def test_a_changed_item_is_recounted_and_a_reimport_renews_its_row(project: Path
     with open_store(spec) as store:
         frame = style_counts(store)
         assert [tuple(r) for r in frame.itertuples(index=False)] == from_texts(store)
-        assert tuple(frame.iloc[0, 1:5]) != before[1:5]
+        assert tuple(frame.iloc[0, 1:5]) != before[5:9]
+        assert frames.items_frame(store).iloc[0]["len_a"] == len("## New\n\n- a\n- b\n- c **x**")  # read again
         import_items(store, spec.schema, write_jsonl(project / "changed.jsonl", changed))
-    assert stored_rows(spec)["p0"] == (digest, *tuple(frame.iloc[0, 1:]))
+    new_a = len("## New\n\n- a\n- b\n- c **x**")
+    assert stored_rows(spec)["p0"] == (digest, "m1", "m2", new_a, len(TEXTS[1]), *tuple(frame.iloc[0, 1:]))
 
 
 def _as_before_v14(spec) -> None:
     with sqlite3.connect(spec.db) as conn:
-        conn.execute("DROP TABLE style_counts")
-        conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(_v14_style_counts)}")
+        conn.execute("DROP TABLE item_facts")
+        conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(_v14_item_facts)}")
 
 
 def test_a_session_from_before_v14_reports_the_same(project: Path) -> None:
@@ -117,12 +126,14 @@ def test_a_session_from_before_v14_reports_the_same(project: Path) -> None:
         assert len(stored_rows(spec)) == 30
         new = json.loads(render(build_report(spec, store, n_boot=20, seed=3), "json"))
         counted = style_counts(store)
+        items = frames.items_frame(store)
     _as_before_v14(spec)
     with open_store(spec) as store:
         assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert stored_rows(spec) == {}
         old = json.loads(render(build_report(spec, store, n_boot=20, seed=3), "json"))
         assert style_counts(store).equals(counted)
+        assert frames.items_frame(store).equals(items)
         import_items(store, spec.schema, path, format="arena")  # an import again fills them in
     assert len(stored_rows(spec)) == 30
     new.pop("generated", None)

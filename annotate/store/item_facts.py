@@ -1,0 +1,68 @@
+"""Facts of every item kept from its import (migration v14), so a report reads them with one query
+instead of parsing every item's responses: slot A's and slot B's model and length (characters of the
+first response in that slot, as `frames.items_frame` reads them) and, for pairwise items with both
+slots, the style counts of each side (`annotate.analysis.style`: tokens, markdown headers, list items,
+bold spans of the side's answer plus its own earlier assistant turns; NULL otherwise).
+
+A row is keyed by the item's id and content hash: a row whose hash is not the item's (an item stored
+again with other content) counts as missing, and an item without a row (stored before v14, or by a
+path that does not record them) is read from its responses by the reader's caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from annotate.store._sqlite_utils import sqlite_utils
+    from annotate.store.store import Store
+
+STYLE_FEATURES = ("tokens", "headers", "list_items", "bold")
+"""The features, in `annotate.analysis.style.FEATURES` order (a test keeps them the same)."""
+STYLE_COLUMNS = tuple(f"{feature}_{side}" for side in "ab" for feature in STYLE_FEATURES)
+"""slot A's counts, then slot B's."""
+SLOT_COLUMNS = ("model_a", "model_b", "len_a", "len_b")
+FACT_COLUMNS = (*SLOT_COLUMNS, *STYLE_COLUMNS)
+"""What a row holds besides its key, in table order."""
+
+_COLUMNS_SQL = ", ".join(f"{c} TEXT" if c.startswith("model") else f"{c} INTEGER" for c in FACT_COLUMNS)
+STAGE_TABLE = f"CREATE TABLE {{s}}.stage_facts (seq INTEGER PRIMARY KEY, {_COLUMNS_SQL})"
+"""The facts of staged items, by their staging seq (an id settled later is taken from stage_items)."""
+STAGE_INSERT = f"INSERT OR REPLACE INTO {{s}}.stage_facts VALUES ({', '.join('?' * (1 + len(FACT_COLUMNS)))})"
+
+
+def create_item_facts(db: sqlite_utils.Database) -> None:
+    """The table of migration v14 (empty: items stored before it are read from their responses)."""
+    db.execute(f"CREATE TABLE item_facts (item_id TEXT PRIMARY KEY, content_hash TEXT NOT NULL, {_COLUMNS_SQL})")
+
+
+def copy_staged_sql(schema: str) -> str:
+    """SQL copying the staged facts of staged items into the session, for items whose stored facts are
+    missing or of other content (an import again of items stored before v14 fills theirs in)."""
+    columns = ", ".join(FACT_COLUMNS)
+    return (
+        f"INSERT OR REPLACE INTO main.item_facts (item_id, content_hash, {columns})"
+        f" SELECT s.id, s.content_hash, {', '.join(f'c.{c}' for c in FACT_COLUMNS)} FROM {schema}.stage_items s"
+        f" JOIN {schema}.stage_facts c ON c.seq = s.seq WHERE NOT EXISTS (SELECT 1 FROM main.item_facts m"
+        " WHERE m.item_id = s.id AND m.content_hash = s.content_hash) ORDER BY s.seq"
+    )
+
+
+def staged_rows(first_seq: int, facts: Iterable[tuple[int, Sequence[Any]]]) -> Iterator[tuple[Any, ...]]:
+    """Rows of stage_facts for (place in the batch staged from `first_seq` on, FACT_COLUMNS values)."""
+    for place, row in facts:
+        yield (first_seq + place, *row)
+
+
+def stored_item_facts(store: Store, columns: Sequence[str] = FACT_COLUMNS, kind: str | None = None) -> pd.DataFrame:
+    """Every item (of `kind`, or all) in item order: item, known (whether a row of its current content
+    is stored) and `columns` (None / NaN where not known)."""
+    picked = ", ".join(f"f.{c}" for c in columns)
+    return store.frame(
+        f"SELECT i.id AS item, f.item_id IS NOT NULL AS known, {picked} FROM items i"
+        " LEFT JOIN item_facts f ON f.item_id = i.id AND f.content_hash = i.content_hash"
+        + (" WHERE i.kind = ?" if kind else "") + " ORDER BY i.rowid", [kind] if kind else [],
+    )
