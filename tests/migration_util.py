@@ -32,3 +32,8 @@ def drop_open_queue(conn: sqlite3.Connection) -> None:
     for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'open_%'"):
         conn.execute(f'DROP TRIGGER "{name}"')
     conn.execute('DROP TABLE "open_queue"')
+
+
+def drop_item_facts(conn: sqlite3.Connection) -> None:
+    """Drop the item facts kept from the import (migration v14)."""
+    conn.execute('DROP TABLE "item_facts"')

@@ -16,7 +16,7 @@ from annotate.session import create_session, open_store
 from annotate.store import Store
 from annotate.store.queues import first_unanswered, queue_index, queue_slice
 from annotate.store.schema import MIGRATIONS, SCHEMA_VERSION, _v13_open_queue
-from tests.migration_util import drop_open_queue
+from tests.migration_util import drop_item_facts, drop_open_queue
 from tests.test_vote_tallies import check_votes, random_writes
 
 
@@ -105,6 +105,7 @@ def test_an_older_file_gets_its_open_queue_when_it_is_opened(store: Store) -> No
     store.close()
     conn = sqlite3.connect(path)  # the file as annotate wrote it before migration v13
     drop_open_queue(conn)
+    drop_item_facts(conn)  # the migration after it
     conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(_v13_open_queue)}")
     conn.commit()
     conn.close()

@@ -145,7 +145,7 @@ def test_a_span_outside_the_session_taxonomy_writes_nothing(session, span: Span,
 
 def test_a_file_from_before_spans_is_migrated(tmp_path: Path) -> None:
     from annotate.store.schema import MIGRATIONS
-    from tests.migration_util import drop_open_queue, drop_training_tables, drop_vote_tallies
+    from tests.migration_util import drop_item_facts, drop_open_queue, drop_training_tables, drop_vote_tallies
 
     before = next(k for k, step in enumerate(MIGRATIONS) if step.__name__.endswith("_spans"))
     spec = create_session("old", "pairwise", seed=1, folder=tmp_path / "sessions")
@@ -158,6 +158,7 @@ def test_a_file_from_before_spans_is_migrated(tmp_path: Path) -> None:
     drop_training_tables(conn)  # the migrations after the spans
     drop_vote_tallies(conn)
     drop_open_queue(conn)
+    drop_item_facts(conn)
     conn.execute(f"PRAGMA user_version = {before}")
     conn.commit()
     conn.close()

@@ -15,7 +15,7 @@ from annotate.store.merge import merge_session
 from annotate.store.schema import MIGRATIONS, _v9_tallies
 from annotate.store.store import SuggestionFailure
 from annotate.store.tallies import recount, session_tally
-from tests.migration_util import drop_open_queue, drop_training_tables, drop_vote_tallies
+from tests.migration_util import drop_item_facts, drop_open_queue, drop_training_tables, drop_vote_tallies
 
 
 def timings(active: int) -> Timings:
@@ -103,6 +103,7 @@ def test_a_file_from_before_the_tallies_is_counted_when_it_is_opened(store: Stor
     drop_training_tables(conn)  # the training tables (v11)
     drop_vote_tallies(conn)  # and the vote tallies (their triggers went with the others)
     drop_open_queue(conn)  # and the open queue (v13)
+    drop_item_facts(conn)  # and the item facts (v14)
     conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(_v9_tallies)}")
     conn.commit()
     conn.close()

@@ -26,7 +26,7 @@ from annotate.store.training import (
     training_state,
 )
 from annotate.training import import_training, needed, read_training_file, round_order
-from tests.migration_util import drop_open_queue, drop_training_tables, drop_vote_tallies
+from tests.migration_util import drop_item_facts, drop_open_queue, drop_training_tables, drop_vote_tallies
 from tests.training_util import add_training_table, training_item, training_lines, write_training_file
 
 
@@ -234,6 +234,7 @@ def test_a_file_from_before_training_is_migrated(project: Path) -> None:
     drop_training_tables(conn)
     drop_vote_tallies(conn)  # the migrations after them
     drop_open_queue(conn)
+    drop_item_facts(conn)
     conn.execute(f"PRAGMA user_version = {before}")
     conn.commit()
     conn.close()

@@ -26,7 +26,7 @@ from annotate.store.progress import progress_counts
 from annotate.store.progress_scan import scan_progress_counts
 from annotate.store.schema import MIGRATIONS, SCHEMA_VERSION, _v12_dashboard_tallies
 from tests.dashboard_util import build_session
-from tests.migration_util import drop_open_queue, drop_vote_tallies
+from tests.migration_util import drop_item_facts, drop_open_queue, drop_vote_tallies
 
 LABELS = ("A", "B", "tie", "both_bad", "tie_inconsistent")
 SINCE = "2026-11-30T10:00:30.000+00:00"
@@ -188,7 +188,8 @@ def strip_vote_tallies(path: Path) -> None:
     """Make the file what annotate wrote before migration v12 (whatever came before it stays)."""
     conn = sqlite3.connect(path)
     drop_vote_tallies(conn)
-    drop_open_queue(conn)  # the migration after it
+    drop_open_queue(conn)  # the migrations after it
+    drop_item_facts(conn)
     conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(_v12_dashboard_tallies)}")
     conn.commit()
     conn.close()
