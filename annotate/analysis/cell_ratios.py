@@ -7,7 +7,9 @@ cell of m units with the session's seed is the same weight matrix whatever the c
 from ``default_rng(seed)`` depends on m and the number of resamples only.  So the weights are drawn once
 per unit count m and every cell of m units is summed with them in one matrix product, the ratios and
 percentiles taken along the resamples of all those cells at once.  The figures are those of one
-`estimate_from_features` call per cell, resample for resample (the same draws, the same sums).
+`estimate_from_features` call per cell, resample for resample (the same draws, the same sums); a cell of
+more than `PATTERN_UNITS` units is resampled by the patterns of its units' values instead (the same
+distribution, other draws).
 """
 
 from __future__ import annotations
@@ -19,6 +21,11 @@ import numpy as np
 from annotate.analysis.bootstrap import MIN_UNITS_FOR_INTERVAL, percentile_interval, resample_counts, safe_ratio
 
 __all__ = ["CellRatios", "cell_ratios"]
+
+PATTERN_UNITS = 2_000
+"""A cell of more units than this is resampled by the patterns of its units' values (`_by_pattern`):
+competence cells of long queues hold thousands of items (blocks of 10,000 positions at 1M), whose
+weights drawn unit by unit would cost n_boot x units per distinct cell size."""
 
 _MAX_BLOCK_CELLS = 1 << 22
 """Upper bound on ``n_boot * cells`` of one block of resampled sums (about 32 MiB)."""
@@ -49,7 +56,11 @@ def cell_ratios(cell: np.ndarray, k: np.ndarray, n: np.ndarray, n_cells: int, *,
     sizes = np.bincount(cell, minlength=n_cells) if cell.size else np.zeros(n_cells, dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     share, low, high = (np.full(n_cells, np.nan) for _ in range(3))
-    for m in np.unique(sizes[sizes > 0]):
+    large = sizes > PATTERN_UNITS
+    for c in np.flatnonzero(large):
+        share[c], low[c], high[c] = _by_pattern(k[starts[c]:starts[c] + sizes[c]], n[starts[c]:starts[c] + sizes[c]],
+                                                n_boot, seed)
+    for m in np.unique(sizes[(sizes > 0) & ~large]):
         cells = np.flatnonzero(sizes == m)
         at = starts[cells][:, None] + np.arange(m)[None, :]
         features = np.stack([k[at], n[at]], axis=2)  # (cells, m, 2): each cell's features, units in order
@@ -66,6 +77,20 @@ def cell_ratios(cell: np.ndarray, k: np.ndarray, n: np.ndarray, n_cells: int, *,
             lo, hi = _intervals(ratios)
             low[cells[begin : begin + step]], high[cells[begin : begin + step]] = lo, hi
     return CellRatios(share, low, high, sizes)
+
+
+def _by_pattern(k: np.ndarray, n: np.ndarray, n_boot: int, seed: int | None) -> tuple[float, float, float]:
+    """One cell of many units: its ratio, and the interval from resamples drawn as how many of the cell's
+    draws fall on each distinct (k, n) of its units (multinomial with their shares), the distribution
+    of drawing units at a cost that grows with the distinct values, not the units."""
+    ratio = float(safe_ratio(np.array([k.sum()]), np.array([n.sum()]))[0])
+    if n_boot <= 0:
+        return ratio, float("nan"), float("nan")
+    patterns, counts = np.unique(np.column_stack([k, n]), axis=0, return_counts=True)
+    drawn = np.random.default_rng(seed).multinomial(k.size, counts / k.size, size=n_boot).astype(np.float64)
+    sums = drawn @ patterns
+    lo, hi = _intervals(safe_ratio(sums[:, :1], sums[:, 1:]))
+    return ratio, float(lo[0]), float(hi[0])
 
 
 def _intervals(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

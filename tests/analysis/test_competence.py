@@ -91,3 +91,27 @@ def test_blocks_grow_with_the_queue_so_an_annotator_has_at_most_100() -> None:
     assert block == 50 and len(x) == MAX_BLOCKS
     assert (x[0].first, x[0].last, x[-1].first, x[-1].last) == (1, 50, 4951, 5000)
     assert all(c.n_answers == 50 for c in x)
+
+
+def test_a_cell_of_thousands_of_items_is_resampled_by_pattern(monkeypatch) -> None:
+    """A cell above PATTERN_UNITS items (long blocks) draws how many of its draws fall on each distinct
+    (k, n), not a weight per item; its interval agrees with the item bootstrap within Monte Carlo error."""
+    import annotate.analysis.cell_ratios as cell_ratios_module
+    from annotate.analysis.bootstrap import estimate_from_features
+    from annotate.analysis.cell_ratios import PATTERN_UNITS, cell_ratios
+
+    rng = np.random.default_rng(5)
+    m = PATTERN_UNITS + 3000
+    n = rng.integers(1, 4, m).astype(float)
+    k = rng.binomial(n.astype(int), 0.7).astype(float)
+    expected = estimate_from_features(np.column_stack([k, n]), lambda s: s[:, 0] / s[:, 1], n_boot=400, seed=2,
+                                      n_units=m, n_raters=0, n_pairable=int(n.sum()))
+
+    def no_unit_draws(*args, **kwargs):
+        raise AssertionError("drew units")
+
+    monkeypatch.setattr(cell_ratios_module, "resample_counts", no_unit_draws)
+    got = cell_ratios(np.zeros(m, dtype=np.int64), k, n, 1, n_boot=400, seed=2)
+    assert got.share[0] == k.sum() / n.sum() and got.n_units[0] == m
+    width = expected.ci_high - expected.ci_low
+    assert abs(got.ci_low[0] - expected.ci_low) < 0.15 * width and abs(got.ci_high[0] - expected.ci_high) < 0.15 * width
