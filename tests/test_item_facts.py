@@ -67,10 +67,15 @@ def test_counts_stored_at_import_equal_the_counts_of_the_texts(project: Path) ->
         assert len(stored_rows(spec)) == 12  # every item was counted by the import
         frame = style_counts(store)
         items = frames.items_frame(store)
-        store.db.execute("DELETE FROM item_facts WHERE item_id IN ('p1', 'p4')")  # some read from the responses
+        empty = frames.empty_responses_frame(store)
+        expected_empty = [("p3", "A"), ("p4", "B"), ("p8", "A"), ("p9", "B")]  # TEXTS[3] is empty
+        assert list(zip(empty["item"], empty["slot"], strict=True)) == expected_empty
+        store.db.execute("DELETE FROM item_facts WHERE item_id IN ('p1', 'p3', 'p4')")  # some read from the texts
         assert frames.items_frame(store).equals(items)
+        assert frames.empty_responses_frame(store).equals(empty)
         store.db.execute("DELETE FROM item_facts")  # all of them
         assert frames.items_frame(store).equals(items)
+        assert frames.empty_responses_frame(store).equals(empty)
     assert [tuple(r) for r in frame.itertuples(index=False)] == expected
     assert [str(t) for t in frame.dtypes.iloc[1:]] == ["int64"] * 8
 
@@ -101,7 +106,7 @@ def test_a_changed_item_is_recounted_and_a_reimport_renews_its_row(project: Path
         assert frames.items_frame(store).iloc[0]["len_a"] == len("## New\n\n- a\n- b\n- c **x**")  # read again
         import_items(store, spec.schema, write_jsonl(project / "changed.jsonl", changed))
     new_a = len("## New\n\n- a\n- b\n- c **x**")
-    assert stored_rows(spec)["p0"] == (digest, "m1", "m2", new_a, len(TEXTS[1]), *tuple(frame.iloc[0, 1:]))
+    assert stored_rows(spec)["p0"] == (digest, "m1", "m2", new_a, len(TEXTS[1]), *tuple(frame.iloc[0, 1:]), None)
 
 
 def _as_before_v14(spec) -> None:

@@ -164,7 +164,8 @@ def item_facts(items: Sequence[Item]) -> list[tuple[int, tuple[object, ...]]]:
     """(place in `items`, facts) of every item, what the import stores (`annotate.store.item_facts`):
     slot A's and slot B's model and length in characters (of the first response in the slot; None when
     there is none), then for a pairwise item with both slots slot A's `FEATURES` counts and slot B's
-    (of the last response in the slot, as `frames.pairwise_texts` reads them), None for each otherwise."""
+    (of the last response in the slot, as `frames.pairwise_texts` reads them), None for each otherwise;
+    then the slots whose text is empty or blank, joined by commas (None when there is none)."""
     out: list[tuple[int, tuple[object, ...]]] = []
     places, texts_a, texts_b = [], [], []
     for place, item in enumerate(items):
@@ -184,7 +185,8 @@ def item_facts(items: Sequence[Item]) -> list[tuple[int, tuple[object, ...]]]:
         for place, row in zip(places, np.hstack([features_of_texts(texts_a), features_of_texts(texts_b)]).tolist(),
                               strict=True):
             counts[place] = tuple(row)
-    return [(place, (*slots, *counts[place])) for place, slots in out]
+    return [(place, (*slots, *counts[place], ",".join(r.slot for r in items[place].responses if not r.text.strip())
+                     or None)) for place, slots in out]
 
 
 def normalised_difference(counts_a: Sequence[Sequence[float]] | np.ndarray,

@@ -202,12 +202,29 @@ _WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
 
 def empty_responses_frame(store: Store) -> pd.DataFrame:
     """One row per response whose text is empty or only white space (as the importers count them):
-    columns item, slot, in item order. The texts are tested in SQL, never loaded."""
-    return store.frame(
-        "SELECT i.id AS item, json_extract(r.value, '$.slot') AS slot FROM items i, json_each(i.responses) r"
-        " WHERE trim(json_extract(r.value, '$.text'), ?) = '' ORDER BY i.rowid, r.key",
-        (_WHITESPACE,),
+    columns item, slot, in item order. Read from the item facts the import kept; the texts of items
+    without them are tested in SQL, never loaded."""
+    import pandas as pd
+
+    facts = store.frame(
+        "SELECT i.rowid AS rowid, i.id AS item, f.item_id IS NOT NULL AS known, f.empty_slots FROM items i"
+        " LEFT JOIN item_facts f ON f.item_id = i.id AND f.content_hash = i.content_hash"
+        " WHERE f.item_id IS NULL OR f.empty_slots IS NOT NULL ORDER BY i.rowid"
     )
+    known = facts.loc[facts["known"].astype(bool)]
+    rows = [(rowid, k, item, slot) for rowid, item, slots in known[["rowid", "item", "empty_slots"]].itertuples(
+        index=False) for k, slot in enumerate(slots.split(","))]
+    unknown = facts.loc[~facts["known"].astype(bool), "rowid"].tolist()
+    if unknown:
+        every = len(unknown) == store.count_items()
+        for chunk in ([None] if every else (unknown[k:k + 500] for k in range(0, len(unknown), 500))):
+            where = "" if chunk is None else f" AND i.rowid IN ({','.join('?' * len(chunk))})"
+            rows += store.db.execute(
+                "SELECT i.rowid, r.key, i.id, json_extract(r.value, '$.slot') FROM items i, json_each(i.responses) r"
+                f" WHERE trim(json_extract(r.value, '$.text'), ?) = ''{where}", [_WHITESPACE, *(chunk or [])],
+            ).fetchall()
+    rows.sort(key=lambda row: (row[0], row[1]))
+    return pd.DataFrame([(item, slot) for _, _, item, slot in rows], columns=["item", "slot"])
 
 
 def scores_frame(store: Store) -> pd.DataFrame:

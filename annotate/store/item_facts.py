@@ -2,7 +2,9 @@
 instead of parsing every item's responses: slot A's and slot B's model and length (characters of the
 first response in that slot, as `frames.items_frame` reads them) and, for pairwise items with both
 slots, the style counts of each side (`annotate.analysis.style`: tokens, markdown headers, list items,
-bold spans of the side's answer plus its own earlier assistant turns; NULL otherwise).
+bold spans of the side's answer plus its own earlier assistant turns; NULL otherwise), and the slots
+whose text is empty or only white space (``empty_slots``: in response order, joined by commas; NULL
+when none).
 
 A row is keyed by the item's id and content hash: a row whose hash is not the item's (an item stored
 again with other content) counts as missing, and an item without a row (stored before v14, or by a
@@ -25,10 +27,10 @@ STYLE_FEATURES = ("tokens", "headers", "list_items", "bold")
 STYLE_COLUMNS = tuple(f"{feature}_{side}" for side in "ab" for feature in STYLE_FEATURES)
 """slot A's counts, then slot B's."""
 SLOT_COLUMNS = ("model_a", "model_b", "len_a", "len_b")
-FACT_COLUMNS = (*SLOT_COLUMNS, *STYLE_COLUMNS)
+FACT_COLUMNS = (*SLOT_COLUMNS, *STYLE_COLUMNS, "empty_slots")
 """What a row holds besides its key, in table order."""
 
-_COLUMNS_SQL = ", ".join(f"{c} TEXT" if c.startswith("model") else f"{c} INTEGER" for c in FACT_COLUMNS)
+_COLUMNS_SQL = ", ".join(f"{c} TEXT" if c.startswith(("model", "empty")) else f"{c} INTEGER" for c in FACT_COLUMNS)
 STAGE_TABLE = f"CREATE TABLE {{s}}.stage_facts (seq INTEGER PRIMARY KEY, {_COLUMNS_SQL})"
 """The facts of staged items, by their staging seq (an id settled later is taken from stage_items)."""
 STAGE_INSERT = f"INSERT OR REPLACE INTO {{s}}.stage_facts VALUES ({', '.join('?' * (1 + len(FACT_COLUMNS)))})"
