@@ -137,11 +137,16 @@ def _token_counts(texts: Sequence[str]) -> np.ndarray:
     """`count_tokens` of each text: runs of word characters plus runs of one repeated other non-space
     character, found as the positions where such a run starts (classes as the regex engine has them)."""
     joined, starts = _joined(texts)
-    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    classes = np.zeros(codes.size, dtype=np.int8)
-    ascii_ = codes < 128
-    classes[ascii_] = _ASCII_CLASSES[codes[ascii_]]
-    if not ascii_.all():
+    if joined.isascii():  # one byte per character: a quarter of the memory, and one table look-up
+        codes = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+        classes = _ASCII_CLASSES[codes]
+        ascii_ = None
+    else:
+        codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+        classes = np.zeros(codes.size, dtype=np.int8)
+        ascii_ = codes < 128
+        classes[ascii_] = _ASCII_CLASSES[codes[ascii_]]
+    if ascii_ is not None and not ascii_.all():
         wide = ~ascii_
         distinct, where = np.unique(codes[wide], return_inverse=True)
         classes[wide] = np.array([1 if re.match(r"\w", chr(c)) else 2 if re.match(r"\s", chr(c)) else 0
