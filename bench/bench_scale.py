@@ -268,9 +268,9 @@ def replicate_session(folder: Path, source: Path, copies: int, batch: int = 2_00
     `fabricate_answers` at copies x the items, except that each annotator's unanswered entries are at
     the end of every copy's stretch of the queue instead of at the end of the queue; minutes instead of
     hours at 1M."""
-    from annotate.analysis.style import item_facts
     from annotate.store.codec import content_hash, item_from_row
     from annotate.store.item_facts import FACT_COLUMNS
+    from annotate.style_features import item_facts
 
     sessions = folder / "sessions"
     sessions.mkdir(parents=True)

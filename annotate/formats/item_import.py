@@ -159,7 +159,7 @@ class Staged:
 
 def stage(store: Store, staging: ImportStaging, source: Source, reader: RecordReader, encodable: Any) -> Staged:
     """Read, check and stage every record of the file, a batch at a time; errors name the first bad record."""
-    from annotate.analysis.style import item_facts  # numpy: only when a file is imported
+    from annotate.style_features import item_facts  # numpy: only when a file is imported
 
     found = Staged()
     cohorts = {a.name: a.cohort for a in store.annotators()}

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from annotate.analysis import style
+from annotate import style_features as style
 from annotate.analysis.ranking import rank_models
 from annotate.analysis.style import count_features, count_tokens, features_of_texts, normalised_difference
 from annotate.analysis.style_control import (
