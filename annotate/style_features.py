@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    from annotate.formats.text_scan import PlainPair
     from annotate.model import Item, Response
 
 __all__ = [
@@ -165,15 +166,23 @@ def side_text(response: Response) -> str:
     return "\n\n".join([*(m.content for m in response.history if m.role == "assistant"), response.text])
 
 
-def item_facts(items: Sequence[Item]) -> list[tuple[int, tuple[object, ...]]]:
+def item_facts(items: Sequence[Item | PlainPair]) -> list[tuple[int, tuple[object, ...]]]:
     """(place in `items`, facts) of every item, what the import stores (`annotate.store.item_facts`):
     slot A's and slot B's model and length in characters (of the first response in the slot; None when
     there is none), then for a pairwise item with both slots slot A's `FEATURES` counts and slot B's
     (of the last response in the slot, as `frames.pairwise_texts` reads them), None for each otherwise;
-    then the slots whose text is empty or blank, joined by commas (None when there is none)."""
+    then the slots whose text is empty or blank, joined by commas (None when there is none). An entry
+    may be a `PlainPair` (an Arena battle of the plain shape: two answers without histories)."""
     out: list[tuple[int, tuple[object, ...]]] = []
     places, texts_a, texts_b = [], [], []
     for place, item in enumerate(items):
+        if not hasattr(item, "responses"):  # a PlainPair
+            a_text, b_text = item.a, item.b  # type: ignore[union-attr]
+            out.append((place, (item.model_a, item.model_b, len(a_text), len(b_text))))  # type: ignore[union-attr]
+            places.append(place)
+            texts_a.append(a_text)
+            texts_b.append(b_text)
+            continue
         first: dict[str, Response] = {}
         for response in item.responses:
             first.setdefault(response.slot, response)
@@ -190,8 +199,15 @@ def item_facts(items: Sequence[Item]) -> list[tuple[int, tuple[object, ...]]]:
         for place, row in zip(places, np.hstack([features_of_texts(texts_a), features_of_texts(texts_b)]).tolist(),
                               strict=True):
             counts[place] = tuple(row)
-    return [(place, (*slots, *counts[place], ",".join(r.slot for r in items[place].responses if not r.text.strip())
-                     or None)) for place, slots in out]
+    return [(place, (*slots, *counts[place], _blank_slots(items[place]))) for place, slots in out]
+
+
+def _blank_slots(item: Item | PlainPair) -> str | None:
+    if not hasattr(item, "responses"):
+        pairs = (("A", item.a), ("B", item.b))  # type: ignore[union-attr]
+    else:
+        pairs = tuple((r.slot, r.text) for r in item.responses)
+    return ",".join(slot for slot, text in pairs if not text.strip()) or None
 
 
 def normalised_difference(counts_a: Sequence[Sequence[float]] | np.ndarray,

@@ -216,6 +216,8 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
     """`stage` for Arena battles: a battle of the plain shape (`annotate.formats.arena_batch`) goes
     to the staging tables as a row built from its values, any other through `read_battle` and its
     Item; the checks, their order and their errors are those of `stage` with an ArenaReader."""
+    from annotate.style_features import item_facts  # numpy: only when a file is imported
+
     found = Staged()
     cohorts = {a.name: a.cohort for a in store.annotators()}
     reader = ArenaReader()
@@ -239,6 +241,7 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
             row = batch[repeat.position]
             battle_repeat(Record({}, file, row[4], row[5]), row[1], repeat.first, repeat.same)
         if scan:
+            staging.add_item_facts(first, item_facts(texts))
             found.texts.scan([(first + k, entry) for k, entry in enumerate(texts) if k not in repeated], found.models)
 
     models = found.models
