@@ -1,10 +1,8 @@
 """The annotator's queue as the app sees it, and the threads that talk to the store.
 
-No Textual here. `StoreRunner` runs every Store call on one thread, in the order they were made:
-SQLite writes must land in order (a revision must supersede the judgment it revises) and the
-one connection is never used from two threads at once. `Prefetcher` reads the next items on that
-thread and renders documents on another, so showing the next item waits neither for SQLite nor
-for more Rich rendering than its first screenful.
+No Textual here. `StoreRunner` (`annotate.tui.store_runner`) runs every Store call on one thread;
+`Prefetcher` reads the next items on that thread and renders documents on another, so showing the
+next item waits neither for SQLite nor for more Rich rendering than its first screenful.
 """
 
 from __future__ import annotations
@@ -13,76 +11,16 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any, TypeVar, overload
 
 from annotate.flags import Flag
 from annotate.model import Assignment, Item, Judgment
 from annotate.store import Store
 from annotate.tui.render import Doc, DocLines, LineCache
+from annotate.tui.store_runner import StoreRunner
 
 T = TypeVar("T")
-
-
-class StoreRunner:
-    """Runs Store calls on one dedicated thread, first in, first out."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="annotate-store")
-        self._pending = 0
-        self._lock = threading.Lock()
-        self._last: Future[Any] | None = None
-        self._closed = False
-
-    def call(self, func: Callable[..., T], *args: Any) -> Future[T]:
-        """Queue `func(*args)`; the future holds its result or exception.
-
-        Raises RuntimeError once the runner is closed (see `closed`)."""
-        with self._lock:
-            future = self._pool.submit(func, *args)
-            self._pending += 1
-            self._last = future
-        future.add_done_callback(self._done)
-        return future
-
-    def _done(self, _future: Future[Any]) -> None:
-        with self._lock:
-            self._pending -= 1
-
-    @property
-    def pending(self) -> int:
-        """Calls queued or running."""
-        with self._lock:
-            return self._pending
-
-    @property
-    def closed(self) -> bool:
-        """True once `close` began: nothing more can be queued, and Store calls belong to the caller's thread."""
-        return self._closed
-
-    def drain(self, timeout: float | None = None) -> bool:
-        """Wait until every call queued so far has finished; False on timeout.
-
-        Works after `close` too (a SIGHUP can land while the app is being taken down): the calls run
-        in the order they were queued, so the last one finishing means all have."""
-        with self._lock:
-            last = self._last
-        if last is None:
-            return True
-        try:
-            last.exception(timeout)
-        except TimeoutError:
-            return False
-        except CancelledError:
-            pass
-        return True
-
-    def close(self) -> None:
-        """Finish every queued call, then stop the thread."""
-        with self._lock:
-            self._closed = True
-        self._pool.shutdown(wait=True)
 
 
 HOLD_MAX_S = 1.0
