@@ -489,16 +489,21 @@ def reuse_size(label: str, base: Path, steps: set[str], n_boot: int) -> bool:
         judged = conn.execute("SELECT count(*) FROM judgments WHERE superseded_by IS NULL").fetchone()[0]
     print(f"\n== {label}: the kept session in {side.folder} ({judged:,} current judgments; session file "
           f"{db.stat().st_size / 1e9:.2f} GB) ==", flush=True)
-    runs: dict[tuple[str, str], Run] = {}
+    session_steps(label, {}, side, None, steps, n_boot)
+    return True
+
+
+def session_steps(label: str, runs: dict[tuple[str, str], Run], side: Side, code: Path | None, steps: set[str],
+                  n_boot: int) -> None:
+    """The steps that read a built session: status, the app's start, the report."""
     if "status" in steps:
         compare("status", label, runs, side, side.annotate("status", "bench"))
     if "start" in steps:
-        compare("app start to first item", label, runs, side, start_to_first_item(side.folder, None, "ann3"))
+        compare("app start to first item", label, runs, side, start_to_first_item(side.folder, code, "ann3"))
     if "report" in steps:
         result = side.annotate("report", "bench", "--format", "json", "--bootstrap", str(n_boot),
                                stdout_path=side.folder / "report.json")
         compare("report --format json", label, runs, side, result)
-    return True
 
 
 def replicated_size(label: str, n: int, base: Path, source: Path, steps: set[str], n_boot: int) -> None:
@@ -548,14 +553,7 @@ def bench_size(label: str, n: int, base: Path, steps: set[str], baseline: Path |
         judged = fabricate_answers(db, n)
         print(f"{'':<34} {'':>6}  ({side.name}: {judged:,} current judgments of {len(ANNOTATORS)} annotators written"
               f" in {time.perf_counter() - began:.0f} s; session file {db.stat().st_size / 1e9:.2f} GB)", flush=True)
-        if "status" in steps:
-            compare("status", label, runs, side, side.annotate("status", "bench"))
-        if "start" in steps:
-            compare("app start to first item", label, runs, side, start_to_first_item(side.folder, code, "ann3"))
-        if "report" in steps:
-            result = side.annotate("report", "bench", "--format", "json", "--bootstrap", str(n_boot),
-                                   stdout_path=side.folder / "report.json")
-            compare("report --format json", label, runs, side, result)
+        session_steps(label, runs, side, code, steps, n_boot)
         if "export" in steps:
             digests[side.name] = {}
             for what, fmt in EXPORTS:
