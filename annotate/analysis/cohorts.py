@@ -10,21 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from annotate.analysis.agreement import (
-    AgreementTable,
-    Level,
-    agreement_table,
-    cohen_kappa,
-    krippendorff_alpha,
-    pairs_table,
-    ratings_matrix,
-)
+from annotate.analysis.agreement import AgreementTable, Level, agreement_table, krippendorff_alpha, pairs_table
+from annotate.analysis.agreement.coded import CodedRatings, as_coded, coded_ratings
+from annotate.analysis.agreement.cohen import _pair_part
+from annotate.analysis.agreement.matrix import _on_rows
 from annotate.analysis.bias import wilson_interval
 from annotate.analysis.estimate import Estimate, json_number
 from annotate.analysis.majority import verdicts
@@ -42,20 +36,8 @@ TIE_CLASS = {"A": "A", "B": "B", "tie": "tie", "both_bad": "tie", "tie_inconsist
 """Pairwise label -> MT-Bench class (tie, both bad and inconsistent verdicts are all one class)."""
 
 
-def _codes(matrix: np.ndarray, categories: Sequence[Any]) -> np.ndarray:
-    """Category positions per cell (-1 where missing) for a matrix from `ratings_matrix`."""
-    idx = np.full(matrix.shape, -1, dtype=np.int64)
-    present = ~np.isnan(matrix)
-    if all(isinstance(c, int | float) and not isinstance(c, bool) for c in categories) and len(categories):
-        lookup = {float(c): k for k, c in enumerate(categories)}
-        idx[present] = [lookup[v] for v in matrix[present]]
-    else:
-        idx[present] = matrix[present].astype(np.int64)
-    return idx
-
-
 def pooled_agreement_table(
-    matrix: np.ndarray,
+    matrix: np.ndarray | CodedRatings,
     level: Level,
     categories: Sequence[Any] | None,
     rater_ids: Sequence[Hashable],
@@ -66,17 +48,18 @@ def pooled_agreement_table(
     """`agreement_table`, but with Cohen's kappa only for the ``max_pairs`` rater pairs with the most
     units in common (ties broken by column order), so pools of hundreds of crowd raters stay fast.
 
-    matrix: ``(n_units, n_raters)`` with NaN for missing, as from `ratings_matrix`.  With at most
-    ``max_pairs`` pairs sharing a unit the result equals `agreement_table` exactly.
+    matrix: ``(n_units, n_raters)`` with NaN for missing, as from `ratings_matrix`, or its `CodedRatings`
+    (`coded_ratings`; the pairs are then counted on the units with two ratings or more, never on a
+    raters x raters table).  With at most ``max_pairs`` pairs sharing a unit the result equals
+    `agreement_table` exactly.
     """
-    matrix = np.asarray(matrix, dtype=np.float64)
-    present = (~np.isnan(matrix)).astype(np.float64)
-    overlap = present.T @ present
-    pairs = [(a, b) for a, b in combinations(range(matrix.shape[1]), 2) if overlap[a, b] > 0]
-    if len(pairs) <= max_pairs:
-        return agreement_table(matrix, level, categories, rater_ids, n_boot=n_boot, seed=seed)
-    pairs = sorted(pairs, key=lambda p: (-overlap[p], p))[:max_pairs]
-    return pairs_table(matrix, level, categories, rater_ids, pairs, n_boot=n_boot, seed=seed)
+    coded = as_coded(matrix, categories)
+    first, second, shared = coded.overlaps()
+    if first.size <= max_pairs:
+        return agreement_table(coded, level, categories, rater_ids, n_boot=n_boot, seed=seed)
+    top = np.lexsort((second, first, -shared))[:max_pairs]
+    pairs = list(zip(first[top].tolist(), second[top].tolist(), strict=True))
+    return pairs_table(coded, level, categories, rater_ids, pairs, n_boot=n_boot, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -160,38 +143,40 @@ def rest_agreement(
     >>> [(r.rater, r.agree, r.n) for r in rest_agreement(df, n_boot=0)]
     [('a', 1, 1), ('b', 1, 1), ('c', 1, 2)]
     """
-    matrix, _units, raters, categories = ratings_matrix(ratings, order=order)
-    codes = _codes(matrix, categories)
+    coded, _units, raters, categories = coded_ratings(ratings, order=order)
     n_values = len(categories)
-    counts = np.zeros((codes.shape[0], n_values))
-    rows, cols = np.nonzero(codes >= 0)
-    np.add.at(counts, (rows, codes[rows, cols]), 1.0)
+    counts = coded.counts()
+    # every rating on a unit someone else rated too, with the others' counts there; sorted by (rater, unit)
+    order_by_rater = coded.by_rater_order()
+    multi = coded.ratings_per_unit()[coded.unit[order_by_rater]] >= 2
+    ratings_at = order_by_rater[multi]
+    own = coded.value[ratings_at]
+    others = counts[coded.unit[ratings_at]]
+    others[np.arange(own.size), own] -= 1.0
+    consensus = _consensus(others, level)
+    keep = consensus >= 0
+    rater_of = coded.rater[ratings_at][keep]
+    own, consensus = own[keep], consensus[keep]
+    bounds = np.searchsorted(rater_of, np.arange(len(raters) + 1))
     weights = "unweighted" if level == "nominal" else "linear"
-    positions = list(range(n_values))
+    scores = np.arange(n_values, dtype=np.float64)  # Cohen's weights on category positions
     with_alpha = len(raters) <= alpha_without_max_raters
     out = []
     wanted = None if only is None else set(only)
-    for r, rater in enumerate(raters):
+    for r in np.flatnonzero(np.diff(bounds) > 0).tolist():
+        rater = raters[r]
         if wanted is not None and rater not in wanted:
             continue
-        mine = codes[:, r]
-        rated = mine >= 0
-        others = counts[rated].copy()
-        others[np.arange(others.shape[0]), mine[rated]] -= 1.0
-        consensus = _consensus(others, level)
-        keep = consensus >= 0
-        own, cons = mine[rated][keep], consensus[keep]
-        n = int(keep.sum())
-        if n == 0:
-            continue
-        pair = np.column_stack([own, cons]).astype(np.float64)
-        kappa = cohen_kappa(pair, 0, 1, positions, weights=weights, n_boot=n_boot, seed=seed)
-        agree = int((own == cons).sum())
+        lo_at, hi_at = bounds[r], bounds[r + 1]
+        mine, cons = own[lo_at:hi_at], consensus[lo_at:hi_at]
+        n = int(mine.size)
+        part = _pair_part(np.arange(n), mine, cons, scores, (weights,))
+        kappa = _on_rows(n, [part], n_boot, seed)[0][weights]
+        agree = int((mine == cons).sum())
         lo, hi = wilson_interval(agree, n)
         alpha_without = None
         if with_alpha and len(raters) > 2:
-            rest = np.delete(matrix, r, axis=1)
-            alpha_without = krippendorff_alpha(rest, level, categories, n_boot=0).estimate
+            alpha_without = krippendorff_alpha(coded.without_rater(r), level, categories, n_boot=0).estimate
         out.append(RestAgreement(rater, kappa, agree, n, agree / n, lo, hi, alpha_without))
     return tuple(out)
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from annotate.analysis.agreement.matrix import LEVELS, Level, _encode, _n_raters, _on_rows, _value_counts
+from annotate.analysis.agreement.coded import CodedRatings, as_coded
+from annotate.analysis.agreement.matrix import LEVELS, Level, _on_rows
 from annotate.analysis.bootstrap import DEFAULT_N_BOOT, Part, safe_ratio
 from annotate.analysis.estimate import Estimate
 
@@ -71,7 +72,7 @@ def _coincidences(counts: np.ndarray, m: np.ndarray) -> np.ndarray:
 
 
 def krippendorff_alpha(
-    matrix: np.ndarray,
+    matrix: np.ndarray | CodedRatings,
     level: Level = "nominal",
     categories: Sequence[Any] | None = None,
     *,
@@ -85,7 +86,8 @@ def krippendorff_alpha(
     ``krippendorff.alpha(matrix.T, level_of_measurement=level)`` on the same values.
 
     matrix: ``(n_units, n_raters)`` with NaN for missing (see the module docstring for codes versus
-    numbers).  Units with fewer than two ratings are not pairable and are dropped; the bootstrap
+    numbers), or its `CodedRatings` (whose domain then stands for ``categories``).  Units with fewer
+    than two ratings are not pairable and are dropped; the bootstrap
     resamples the matrix's units (rows) and each resample's alpha is that of the pairable units it
     drew (percentile interval, ``n_boot`` resamples, ``seed``).
     ``n_pairable`` is Krippendorff's n, the number of pairable values.  NaN when D_e = 0 (no
@@ -99,16 +101,17 @@ def krippendorff_alpha(
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
-    idx, domain = _encode(matrix, categories)
-    return _on_rows(idx.shape[0], [_alpha_part(idx, domain, level)], n_boot, seed)[0]["value"]
+    coded = as_coded(matrix, categories)
+    return _on_rows(coded.n_units, [_alpha_part(coded, level)], n_boot, seed)[0]["value"]
 
 
-def _alpha_part(idx: np.ndarray, domain: np.ndarray, level: Level) -> Part:
-    """Alpha's features over the pairable rows (`krippendorff_alpha`), as one part of a table's draw."""
-    counts = _value_counts(idx, domain.size)
+def _alpha_part(coded: CodedRatings, level: Level) -> Part:
+    """Alpha's features over the pairable units (`krippendorff_alpha`), as one part of a table's draw."""
+    domain = coded.domain
+    counts = coded.counts()
     m = counts.sum(axis=1)
     pairable = m >= 2
-    n_units, n_raters, n_pairable = int(pairable.sum()), _n_raters(idx, pairable), int(m[pairable].sum())
+    n_units, n_raters, n_pairable = int(pairable.sum()), coded.raters_in(pairable), int(m[pairable].sum())
     counts, m = counts[pairable], m[pairable]
     if level == "ordinal":
         features = _coincidences(counts, m).reshape(counts.shape[0], -1)

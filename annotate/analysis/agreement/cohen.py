@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from annotate.analysis.agreement.matrix import Level, _encode, _is_number, _on_rows
+from annotate.analysis.agreement.coded import CodedRatings, as_coded
+from annotate.analysis.agreement.matrix import Level, _is_number, _on_rows
 from annotate.analysis.bootstrap import DEFAULT_N_BOOT, Part, safe_ratio
 from annotate.analysis.estimate import Estimate
 
@@ -59,24 +60,30 @@ def _kappa_statistic(v: np.ndarray):
     return statistic
 
 
-def _cohen_part(idx: np.ndarray, a: int, b: int, scores: np.ndarray, kinds: Sequence[KappaWeights]) -> Part:
-    """Cohen's kappa of raters (columns) ``a`` and ``b`` for each weighting, over the rows both rated,
-    as one part of a table's draw.
+def _cohen_part(coded: CodedRatings, a: int, b: int, scores: np.ndarray, kinds: Sequence[KappaWeights]) -> Part:
+    """Cohen's kappa of raters ``a`` and ``b`` for each weighting, over the units both rated, as one part
+    of a table's draw.
 
     scores: `kappa_scores` of the categories, shape ``(V,)``.
     """
+    units, values_a, values_b = coded.pair(a, b)
+    return _pair_part(units, values_a, values_b, scores, kinds)
+
+
+def _pair_part(units: np.ndarray, values_a: np.ndarray, values_b: np.ndarray, scores: np.ndarray,
+               kinds: Sequence[KappaWeights]) -> Part:
+    """Cohen's kappa of two raters' category indices on the same ``units`` (ascending), one part of a draw."""
     n_values = scores.size
-    both = (idx[:, a] >= 0) & (idx[:, b] >= 0)
-    cells = idx[both, a] * n_values + idx[both, b]
+    cells = values_a * n_values + values_b
     features = np.zeros((cells.size, n_values * n_values))
     features[np.arange(cells.size), cells] = 1.0
-    n = int(both.sum())
+    n = int(cells.size)
     statistics = {kind: _kappa_statistic(_disagreement_weights(kind, scores)) for kind in kinds}
-    return Part(features, np.flatnonzero(both), statistics, n, 2 if n else 0, 2 * n)
+    return Part(features, units, statistics, n, 2 if n else 0, 2 * n)
 
 
 def cohen_kappa(
-    matrix: np.ndarray,
+    matrix: np.ndarray | CodedRatings,
     rater_a: int,
     rater_b: int,
     categories: Sequence[Any] | None = None,
@@ -104,12 +111,13 @@ def cohen_kappa(
     resamples the matrix's units; each resample's kappa is that of the jointly rated units it drew.
     NaN when the expected disagreement is 0.
     """
-    idx, domain = _encode(matrix, categories)
+    coded = as_coded(matrix, categories)
     for col in (rater_a, rater_b):
-        if not 0 <= col < idx.shape[1]:
-            raise ValueError(f"rater column {col} out of range for {idx.shape[1]} raters")
-    scores = _pair_scores(level, domain, categories)
-    return _on_rows(idx.shape[0], [_cohen_part(idx, rater_a, rater_b, scores, (weights,))], n_boot, seed)[0][weights]
+        if not 0 <= col < coded.n_raters:
+            raise ValueError(f"rater column {col} out of range for {coded.n_raters} raters")
+    scores = _pair_scores(level, coded.domain, categories)
+    part = _cohen_part(coded, rater_a, rater_b, scores, (weights,))
+    return _on_rows(coded.n_units, [part], n_boot, seed)[0][weights]
 
 
 def _pair_scores(level: Level | None, domain: np.ndarray, categories: Sequence[Any] | None) -> np.ndarray:

@@ -8,12 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from annotate.analysis.agreement.matrix import _encode, _n_raters, _on_rows, _value_counts
+from annotate.analysis.agreement.coded import CodedRatings, as_coded
+from annotate.analysis.agreement.matrix import _on_rows
 from annotate.analysis.bootstrap import DEFAULT_N_BOOT, Part, safe_ratio
 from annotate.analysis.estimate import Estimate
 
 
-def _count_features(idx: np.ndarray, n_values: int) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int]]:
+def _count_features(coded: CodedRatings) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int]]:
     """Per-unit features ``[r_u >= 2, p_a(u), 1, n_u1/r_u .. n_uV/r_u]`` over units with >= 1 rating.
 
     p_a(u) = sum_k n_uk (n_uk - 1) / (r_u (r_u - 1)): the share of agreeing ordered rater pairs
@@ -21,10 +22,10 @@ def _count_features(idx: np.ndarray, n_values: int) -> tuple[np.ndarray, np.ndar
     Also returns the rows of those units and the counts ``(n_units with >= 2 ratings, n_raters there,
     pairable values)``.
     """
-    counts = _value_counts(idx, n_values)
+    counts = coded.counts()
     r = counts.sum(axis=1)
     rated, two = r >= 1, r >= 2
-    n_info = (int(two.sum()), _n_raters(idx, two), int(r[two].sum()))
+    n_info = (int(two.sum()), coded.raters_in(two), int(r[two].sum()))
     counts, r = counts[rated], r[rated]
     pairs = r * (r - 1.0)
     p_a = np.divide((counts * (counts - 1.0)).sum(axis=1), pairs, out=np.zeros_like(r), where=pairs > 0)
@@ -58,16 +59,17 @@ def _gwet_statistic(n_categories: int):
 
 
 def _count_family(
-    matrix: np.ndarray, categories: Sequence[Any] | None, n_boot: int, seed: int | None
+    matrix: np.ndarray | CodedRatings, categories: Sequence[Any] | None, n_boot: int, seed: int | None
 ) -> dict[str, Estimate]:
     """Percent agreement, Fleiss' kappa and Gwet's AC1 on the same bootstrap resamples."""
-    idx, domain = _encode(matrix, categories)
-    return _on_rows(idx.shape[0], [_count_part(idx, domain.size)], n_boot, seed)[0]
+    coded = as_coded(matrix, categories)
+    return _on_rows(coded.n_units, [_count_part(coded)], n_boot, seed)[0]
 
 
-def _count_part(idx: np.ndarray, n_values: int) -> Part:
-    """Percent agreement, Fleiss and Gwet over the rated rows, as one part of a table's draw."""
-    features, rows, (n_units, n_raters, n_pairable) = _count_features(idx, n_values)
+def _count_part(coded: CodedRatings) -> Part:
+    """Percent agreement, Fleiss and Gwet over the rated units, as one part of a table's draw."""
+    n_values = coded.n_values
+    features, rows, (n_units, n_raters, n_pairable) = _count_features(coded)
     if n_units == 0:
         features, rows = features[:0], rows[:0]
     statistics = {"percent": _percent_statistic, "fleiss": _fleiss_statistic, "gwet": _gwet_statistic(n_values)}
@@ -75,7 +77,7 @@ def _count_part(idx: np.ndarray, n_values: int) -> Part:
 
 
 def percent_agreement(
-    matrix: np.ndarray,
+    matrix: np.ndarray | CodedRatings,
     categories: Sequence[Any] | None = None,
     *,
     n_boot: int = DEFAULT_N_BOOT,
@@ -92,7 +94,7 @@ def percent_agreement(
 
 
 def fleiss_kappa(
-    matrix: np.ndarray,
+    matrix: np.ndarray | CodedRatings,
     categories: Sequence[Any] | None = None,
     *,
     n_boot: int = DEFAULT_N_BOOT,
@@ -110,7 +112,7 @@ def fleiss_kappa(
 
 
 def gwet_ac1(
-    matrix: np.ndarray,
+    matrix: np.ndarray | CodedRatings,
     categories: Sequence[Any] | None = None,
     *,
     n_boot: int = DEFAULT_N_BOOT,

@@ -97,72 +97,12 @@ def ratings_matrix(
     >>> m.tolist(), units, raters, cats
     ([[0.0, 1.0], [0.0, nan]], (1, 2), ('a', 'b'), ('x', 'y'))
     """
-    missing_cols = [c for c in (unit, rater, label) if c not in long_df.columns]
-    if missing_cols:
-        raise ValueError(f"ratings are missing columns {missing_cols}")
-    df = long_df.loc[long_df[label].notna(), [unit, rater, label]]
-    observed = [_plain(v) for v in pd.unique(df[label])]
-    categories = _categories_for(observed, order)
-    unit_codes, unit_ids = _factorize(df[unit])
-    rater_codes, rater_ids = _factorize(df[rater])
-    if all(_is_number(c) for c in categories) and categories:
-        values = df[label].astype(np.float64).to_numpy()
-    else:
-        values = pd.Categorical(df[label], categories=list(categories)).codes.astype(np.float64)
-    key = unit_codes.astype(np.int64) * len(rater_ids) + rater_codes
-    uniq, counts = np.unique(key, return_counts=True)
-    if (counts > 1).any():
-        first = int(uniq[counts > 1][0])
-        raise ValueError(
-            f"unit {unit_ids[first // len(rater_ids)]!r} has more than one rating by rater "
-            f"{rater_ids[first % len(rater_ids)]!r}; keep one judgment per (unit, rater)"
-        )
-    matrix = np.full((len(unit_ids), len(rater_ids)), np.nan)
-    matrix[unit_codes, rater_codes] = values
-    return matrix, unit_ids, rater_ids, categories
+    from annotate.analysis.agreement.coded import coded_ratings  # coded.py builds on this module's helpers
 
-
-def _encode(matrix: np.ndarray, categories: Sequence[Any] | None) -> tuple[np.ndarray, np.ndarray]:
-    """Category index per cell (``-1`` where missing) and the value domain.
-
-    Returns ``(idx, domain)``: ``idx`` int64 of the matrix's shape, ``domain`` float64 ``(V,)``.
-    """
-    m = np.asarray(matrix, dtype=np.float64)
-    if m.ndim != 2:
-        raise ValueError(f"the ratings matrix must be 2-D (units x raters), got shape {m.shape}")
-    present = ~np.isnan(m)
-    vals = m[present]
-    domain = np.unique(vals) if categories is None else value_domain(categories)
-    if np.unique(domain).size != domain.size:
-        raise ValueError("categories contain duplicate values")
-    sorter = np.argsort(domain, kind="stable")
-    sorted_domain = domain[sorter]
-    idx = np.full(m.shape, -1, dtype=np.int64)
-    if vals.size == 0:
-        return idx, domain
-    if domain.size == 0:
-        raise ValueError("the ratings matrix holds values but categories is empty")
-    pos = np.clip(np.searchsorted(sorted_domain, vals), 0, domain.size - 1)
-    outside = sorted_domain[pos] != vals
-    if outside.any():
-        raise ValueError(f"ratings matrix holds values outside the categories, e.g. {vals[outside][:3].tolist()}")
-    idx[present] = sorter[pos]
-    return idx, domain
-
-
-def _value_counts(idx: np.ndarray, n_values: int) -> np.ndarray:
-    """Per-unit category counts, shape ``(n_units, n_values)`` float64 (Krippendorff's n_uc)."""
-    n_units = idx.shape[0]
-    rows, _ = np.nonzero(idx >= 0)
-    flat = rows * n_values + idx[idx >= 0]
-    return np.bincount(flat, minlength=n_units * n_values).reshape(n_units, n_values).astype(np.float64)
-
-
-def _n_raters(idx: np.ndarray, unit_mask: np.ndarray) -> int:
-    """Raters with at least one rating in the selected units."""
-    return int((idx[unit_mask] >= 0).any(axis=0).sum())
+    coded, unit_ids, rater_ids, categories = coded_ratings(long_df, unit, rater, label, order)
+    return coded.to_matrix(), unit_ids, rater_ids, categories
 
 
 def _on_rows(n_rows: int, parts: Sequence[Part], n_boot: int, seed: int | None) -> list[dict[str, Estimate]]:
-    """The parts' estimates on one draw of resamples of the matrix's ``n_rows`` units."""
+    """The parts' estimates on one draw of resamples of the table's ``n_rows`` units."""
     return estimates_on_shared_resamples(parts, n_rows, n_boot=n_boot, seed=seed, by_pattern=True)

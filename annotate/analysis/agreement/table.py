@@ -6,15 +6,15 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any, Literal
 
 import numpy as np
 
 from annotate.analysis.agreement.alpha import _alpha_part
+from annotate.analysis.agreement.coded import CodedRatings, as_coded
 from annotate.analysis.agreement.cohen import KappaWeights, _cohen_part, _pair_scores
 from annotate.analysis.agreement.counts import _count_part
-from annotate.analysis.agreement.matrix import LEVELS, Level, _encode, _on_rows, _plain
+from annotate.analysis.agreement.matrix import LEVELS, Level, _on_rows, _plain
 from annotate.analysis.bootstrap import DEFAULT_N_BOOT
 from annotate.analysis.estimate import Estimate, json_number
 
@@ -101,7 +101,7 @@ class AgreementTable:
 
 
 def agreement_table(
-    matrix: np.ndarray,
+    matrix: np.ndarray | CodedRatings,
     level: Level,
     categories: Sequence[Any] | None,
     rater_ids: Sequence[Hashable],
@@ -112,23 +112,26 @@ def agreement_table(
     """Krippendorff's alpha, Fleiss' kappa, Gwet's AC1, percent agreement and pairwise Cohen's kappa,
     or only the `coefficients` named (the others are not computed).
 
-    matrix: ``(n_units, n_raters)``, NaN for missing, as returned by `ratings_matrix`;
-    rater_ids: one id per column.  Weighted Cohen's kappas are computed at the ordinal level (on
+    matrix: ``(n_units, n_raters)``, NaN for missing, as returned by `ratings_matrix`, or its
+    `CodedRatings` (`coded_ratings`: no dense matrix, for many raters); rater_ids: one id per column.
+    Weighted Cohen's kappas are computed at the ordinal level (on
     category positions) and above (interval, ratio: on the label values; see `cohen_kappa`).  Every
     interval is a 95 % percentile bootstrap over units with ``n_boot`` resamples seeded by ``seed``,
     drawn once for the table: each coefficient and pair sums the resampled units it uses.
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
-    matrix = np.asarray(matrix, dtype=np.float64)
-    if matrix.ndim != 2 or len(rater_ids) != matrix.shape[1]:
-        raise ValueError(f"need one rater id per column: {len(rater_ids)} ids for shape {matrix.shape}")
-    pairs = [(a, b) for a, b in combinations(range(matrix.shape[1]), 2)]
-    return pairs_table(matrix, level, categories, rater_ids, pairs, n_boot=n_boot, seed=seed, coefficients=coefficients)
+    coded = as_coded(matrix, categories)
+    if len(rater_ids) != coded.n_raters:
+        shape = (coded.n_units, coded.n_raters)
+        raise ValueError(f"need one rater id per column: {len(rater_ids)} ids for shape {shape}")
+    first, second, _shared = coded.overlaps()  # the pairs that share no unit are left out anyway
+    pairs = list(zip(first.tolist(), second.tolist(), strict=True))
+    return pairs_table(coded, level, categories, rater_ids, pairs, n_boot=n_boot, seed=seed, coefficients=coefficients)
 
 
 def pairs_table(
-    matrix: np.ndarray,
+    matrix: np.ndarray | CodedRatings,
     level: Level,
     categories: Sequence[Any] | None,
     rater_ids: Sequence[Hashable],
@@ -141,20 +144,19 @@ def pairs_table(
     """`agreement_table` with Cohen's kappa for the given column pairs only (in that order; pairs
     that rated no unit in common are left out).  Every coefficient and pair is computed on one
     draw of resamples of the matrix's units."""
-    matrix = np.asarray(matrix, dtype=np.float64)
-    idx, domain = _encode(matrix, categories)
-    scores = _pair_scores(level, domain, categories)
+    coded = as_coded(matrix, categories)
+    scores = _pair_scores(level, coded.domain, categories)
     kinds: tuple[KappaWeights, ...] = ("unweighted",) if level == "nominal" else ("unweighted", "linear", "quadratic")
     unknown = sorted(set(coefficients) - set(COEFFICIENTS))
     if unknown or not coefficients:
         raise ValueError(f"coefficients must be some of {', '.join(COEFFICIENTS)}, got {list(coefficients)}")
     asked = tuple(name for name in COEFFICIENTS if name in coefficients)
     counted = bool({"fleiss", "ac1", "percent"} & set(asked))
-    shared = [(a, b) for a, b in pairs if ((idx[:, a] >= 0) & (idx[:, b] >= 0)).any()] if "cohen" in asked else []
-    parts = ([_count_part(idx, domain.size)] if counted else []) + (
-        [_alpha_part(idx, domain, level)] if "alpha" in asked else [])
-    parts += [_cohen_part(idx, a, b, scores, kinds) for a, b in shared]
-    found = _on_rows(idx.shape[0], parts, n_boot, seed) if parts else []
+    pair_parts = [_cohen_part(coded, a, b, scores, kinds) for a, b in pairs] if "cohen" in asked else []
+    shared = [(a, b) for (a, b), part in zip(pairs, pair_parts, strict=False) if part.n_units > 0]
+    parts = ([_count_part(coded)] if counted else []) + ([_alpha_part(coded, level)] if "alpha" in asked else [])
+    parts += [part for part in pair_parts if part.n_units > 0]
+    found = _on_rows(coded.n_units, parts, n_boot, seed) if parts else []
     family = found.pop(0) if counted else {}
     alpha = found.pop(0) if "alpha" in asked else {}
     return AgreementTable(

@@ -59,28 +59,26 @@ def _table_for(
     ratings: pd.DataFrame, ctx: Context, level: str, categories: Sequence[Any], max_pairs: int = MAX_PAIRS_SUBSET
 ) -> Any | None:
     """The pooled agreement table of long ratings (unit, rater, label), or None with < 2 raters."""
-    from annotate.analysis.agreement import ratings_matrix
+    from annotate.analysis.agreement.coded import coded_ratings
     from annotate.analysis.cohorts import pooled_agreement_table
 
     if ratings.empty or ratings["rater"].nunique() < 2:
         return None
-    matrix, _units, raters, cats = ratings_matrix(ratings, order=list(categories))
-    return pooled_agreement_table(matrix, level, cats, list(raters), n_boot=ctx.n_boot, seed=ctx.seed,
+    coded, _units, raters, cats = coded_ratings(ratings, order=list(categories))
+    return pooled_agreement_table(coded, level, cats, list(raters), n_boot=ctx.n_boot, seed=ctx.seed,
                                   max_pairs=max_pairs)
 
 
 def _pairs_sharing(ratings: pd.DataFrame) -> int:
-    """How many pairs of raters rated at least one unit in common (long ratings: unit, rater)."""
-    import numpy as np
+    """How many pairs of raters rated at least one unit in common (long ratings: unit, rater), counted on
+    the units with two ratings or more (no units x raters or raters x raters table)."""
+    from annotate.analysis.agreement.coded import coded_ratings
 
     if ratings.empty:
         return 0
-    units = ratings["unit"].astype(str).factorize()[0]
-    raters = ratings["rater"].astype(str).factorize()[0]
-    present = np.zeros((units.max() + 1, raters.max() + 1))
-    present[units, raters] = 1.0
-    overlap = present.T @ present
-    return int(((overlap > 0).sum() - len(overlap)) // 2)
+    marks = ratings.assign(unit=ratings["unit"].astype(str), rater=ratings["rater"].astype(str), label=1)
+    coded = coded_ratings(marks.drop_duplicates(["unit", "rater"]))[0]
+    return int(coded.overlaps()[0].size)
 
 
 def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
