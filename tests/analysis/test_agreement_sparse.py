@@ -112,3 +112,11 @@ def test_a_crowd_of_raters_with_one_rating_each_needs_no_dense_matrix() -> None:
     # each rater of a unit rated twice has one comparison: the other rating is the consensus of the others
     assert len(rest) == 60 and all(r.n == 1 for r in rest)
     assert sum(r.agree for r in rest) == 2 * int(twice.groupby("unit")["label"].nunique().eq(1).sum())
+
+
+def test_ordinal_alpha_without_a_pairable_unit_is_nan_not_an_error() -> None:
+    # every unit rated once: no coincidences (this raised "cannot reshape array of size 0")
+    matrix = np.array([[1.0, np.nan], [np.nan, 2.0], [3.0, np.nan]])
+    table = agreement_table(matrix, "ordinal", [1, 2, 3], ["a", "b"], n_boot=50)
+    assert np.isnan(table.krippendorff_alpha.estimate) and table.krippendorff_alpha.n_units == 0
+    assert np.isnan(krippendorff_alpha(matrix, "ordinal", [1, 2, 3], n_boot=0).estimate)

@@ -114,7 +114,7 @@ def _alpha_part(coded: CodedRatings, level: Level) -> Part:
     n_units, n_raters, n_pairable = int(pairable.sum()), coded.raters_in(pairable), int(m[pairable].sum())
     counts, m = counts[pairable], m[pairable]
     if level == "ordinal":
-        features = _coincidences(counts, m).reshape(counts.shape[0], -1)
+        features = _coincidences(counts, m).reshape(counts.shape[0], domain.size**2)
         statistic = _alpha_ordinal_statistic(domain.size)
     else:
         delta = _fixed_delta(level, domain)
