@@ -56,6 +56,11 @@ MIN_RATERS = 3
 DEFAULT_MARGIN = 0.15
 """How far below the median annotator's estimated accuracy an annotator is flagged."""
 _TINY = 1e-300
+JSON_MAX_ANNOTATORS = 1000
+"""Annotators listed one by one in the JSON (`DawidSkene.to_json`): every judged one (flagged or cleared),
+then the most answers first up to this many; the others are summarised (a crowd of 40,000 would be ~20 MB)."""
+JSON_MAX_DIFFER = 1000
+"""Items listed in the JSON's ``differ`` (the count of all of them is ``n_items_differ_from_majority``)."""
 
 
 def flag_rule(margin: float = DEFAULT_MARGIN, min_answers: int = MIN_ANSWERS, min_raters: int = MIN_RATERS) -> str:
@@ -155,18 +160,37 @@ class DawidSkene:
         return dict(zip(self.units, self.labels, strict=True))
 
     def to_json(self) -> dict[str, Any]:
+        """The report's JSON: every figure, with at most `JSON_MAX_ANNOTATORS` annotators and `JSON_MAX_DIFFER`
+        items listed one by one (``annotators_left_out`` and ``n_differ_listed`` say what is not)."""
         classes = [c.item() if isinstance(c, np.generic) else c for c in self.classes]
+        differ = [{"item": u, "dawid_skene": d, "majority": m}
+                  for u, d, m in zip(self.units, self.labels, self.majority, strict=True) if m is not None and m != d]
+        listed, left_out = self._listed()
         return {
             "classes": classes, "priors": [json_number(float(p)) for p in self.priors],
             "n_items": self.n_units, "n_items_with_majority": self.n_with_majority,
-            "n_items_differ_from_majority": self.n_differ,
-            "differ": [{"item": u, "dawid_skene": d, "majority": m}
-                       for u, d, m in zip(self.units, self.labels, self.majority, strict=True)
-                       if m is not None and m != d],
+            "n_items_differ_from_majority": len(differ), "differ": differ[:JSON_MAX_DIFFER],
+            "n_differ_listed": min(len(differ), JSON_MAX_DIFFER),
             "log_likelihood": json_number(self.log_likelihood), "n_iter": self.n_iter, "converged": self.converged,
             "rule": flag_rule(self.margin, self.min_answers, self.min_raters), "min_raters": self.min_raters,
-            "max_raters_per_item": self.max_raters, "flagged": list(self.flagged),
-            "annotators": [a.to_json(classes) for a in self.annotators], "reason": self.reason,
+            "max_raters_per_item": self.max_raters, "flagged": list(self.flagged), "n_annotators": len(self.annotators),
+            "annotators": [a.to_json(classes) for a in listed], "annotators_left_out": left_out, "reason": self.reason,
+        }
+
+    def _listed(self) -> tuple[list[AnnotatorCompetence], dict[str, Any] | None]:
+        """The annotators the JSON lists (in the fit's order) and a summary of the others (None: none left out)."""
+        if len(self.annotators) <= JSON_MAX_ANNOTATORS:
+            return list(self.annotators), None
+        rank = sorted(range(len(self.annotators)),
+                      key=lambda k: (self.annotators[k].flagged is None, -self.annotators[k].n_answers, k))
+        keep = set(rank[:JSON_MAX_ANNOTATORS]) | {k for k, a in enumerate(self.annotators) if a.flagged is not None}
+        out = [a for k, a in enumerate(self.annotators) if k not in keep]
+        accuracy = np.array([a.accuracy for a in out])
+        return [a for k, a in enumerate(self.annotators) if k in keep], {
+            "n": len(out), "n_answers": int(sum(a.n_answers for a in out)),
+            "mean_accuracy": json_number(float(accuracy.mean())),
+            "why": f"more than {JSON_MAX_ANNOTATORS} annotators: the judged ones and those with most answers are "
+                   "listed; none of the others has enough answers to be judged",
         }
 
 

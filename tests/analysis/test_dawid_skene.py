@@ -200,3 +200,27 @@ def test_items_with_the_same_answers_are_fitted_as_one_pattern(monkeypatch: pyte
     np.testing.assert_allclose(grouped.priors, plain.priors, rtol=0, atol=1e-12)
     assert [a.accuracy for a in grouped.annotators] == pytest.approx([a.accuracy for a in plain.annotators], abs=1e-12)
     assert grouped.log_likelihood == pytest.approx(plain.log_likelihood, rel=1e-12)
+
+
+def test_a_crowds_json_lists_the_judged_annotators_and_summarises_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    import annotate.analysis.dawid_skene as ds
+
+    # five judged annotators on 40 items, then 30 crowd annotators with one answer each on items of their own
+    answers, _truth = simulated(40, [0.9, 0.85, 0.9, 0.35, 0.3], missing=0.0)
+    crowd = pd.DataFrame({"unit": [f"c{k}" for k in range(30)], "rater": [f"crowd{k}" for k in range(30)],
+                          "label": ["A", "B", "C"] * 10})
+    fit = dawid_skene(pd.concat([answers, crowd], ignore_index=True), classes=["A", "B", "C"])
+    monkeypatch.setattr(ds, "JSON_MAX_ANNOTATORS", 8)
+    monkeypatch.setattr(ds, "JSON_MAX_DIFFER", 2)
+    document = fit.to_json()
+    listed = [a["rater"] for a in document["annotators"]]
+    assert listed[:5] == [f"rater{j}" for j in range(5)] and len(listed) == 8
+    assert document["n_annotators"] == 35
+    assert document["annotators_left_out"]["n"] == 27
+    assert document["annotators_left_out"]["n_answers"] == 27
+    assert set(document["flagged"]) == {"rater3", "rater4"}
+    assert len(document["differ"]) == document["n_differ_listed"] == min(2, fit.n_differ)
+    assert document["n_items_differ_from_majority"] == fit.n_differ
+    json.dumps(document, allow_nan=False)
+    monkeypatch.setattr(ds, "JSON_MAX_ANNOTATORS", 1000)
+    assert fit.to_json()["annotators_left_out"] is None and len(fit.to_json()["annotators"]) == 35

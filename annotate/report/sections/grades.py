@@ -162,15 +162,16 @@ def _distribution_table(ctx: Context, grades: pd.DataFrame, payload: dict[str, A
 
 def _agreement_table(ctx: Context, grades: pd.DataFrame, payload: dict[str, Any]) -> Table:
     """Krippendorff's alpha of each question's grades at the ordinal and at the interval level."""
-    from annotate.analysis.agreement import krippendorff_alpha, ratings_matrix
+    from annotate.analysis.agreement import krippendorff_alpha
+    from annotate.analysis.agreement.coded import coded_ratings
 
     rows = []
     for q in ctx.spec.schema.questions:
         part = grades.loc[grades["criterion"] == q.name].assign(label=lambda g: g["score"])
         if part["rater"].nunique() < 2:
             continue
-        matrix, _units, _raters, categories = ratings_matrix(long_votes(part), order=list(q.scale))
-        alphas = {level: krippendorff_alpha(matrix, level, categories, n_boot=ctx.n_boot, seed=ctx.seed)
+        coded, _units, _raters, categories = coded_ratings(long_votes(part), order=list(q.scale))
+        alphas = {level: krippendorff_alpha(coded, level, categories, n_boot=ctx.n_boot, seed=ctx.seed)
                   for level in ("ordinal", "interval")}
         o, i = alphas["ordinal"], alphas["interval"]
         rows.append((q.name, o.estimate if o.defined else None, ci(o), i.estimate if i.defined else None, ci(i),
