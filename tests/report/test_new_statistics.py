@@ -161,3 +161,21 @@ def test_ranking_sessions_say_the_judge_and_competence_sections_do_not_apply_yet
     assert trust.notes[0].startswith("Ranking sessions: judges are not tested on rankings yet")
     assert competence.notes[0].startswith("Ranking sessions: competence is not estimated on rankings yet")
     assert trust_payload["alt_test"] == [] and competence_payload["dawid_skene"] is None
+
+
+def test_a_crowds_dawid_skene_json_is_summarised_and_the_text_says_so(big, monkeypatch) -> None:
+    import annotate.analysis.dawid_skene as ds
+
+    spec, store = big
+    store.add_external_labels([ExternalLabel("crowd.csv", f"walk-in{k}", "crowd", f"q{k}", "A", raw="x")
+                               for k in range(3)])
+    monkeypatch.setattr(ds, "JSON_MAX_ANNOTATORS", 5)
+    report = build_report(spec, store, n_boot=0, max_rows=2)
+    fit = json.loads(render(report, "json"))["competence"]["dawid_skene"]
+    assert fit["n_annotators"] == 8 and len(fit["annotators"]) == 5
+    assert {a["rater"] for a in fit["annotators"]} == {"ann", "ben", "cat", "dan", "crowd1"}  # the judged ones
+    assert fit["annotators_left_out"]["n"] == 3 and fit["annotators_left_out"]["n_answers"] == 3
+    assert fit["flagged"] == ["dan"]
+    text = render(report, "text")
+    assert "6 more raters; the JSON report lists 5 of the 8 annotators" in text
+    assert "summarises the other 3." in text

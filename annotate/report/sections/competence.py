@@ -66,7 +66,12 @@ def _dawid_skene_tables(ctx: Context, humans: pd.DataFrame, payload: dict[str, A
         notes.insert(1, f"No item has {fit.min_raters} or more annotators (at most {fit.max_raters}): where two "
                         "annotators disagree the model cannot tell which one is wrong, so these accuracies do not "
                         "tell the annotators apart and no one is flagged.")
-    if len(annotators) > ctx.max_rows:
+    listed = payload["dawid_skene"]
+    if len(listed["annotators"]) < len(annotators):  # a crowd: the JSON lists some annotators, summarises the rest
+        notes.append(f"{plural(len(annotators) - len(rows), 'more rater')}; the JSON report lists "
+                     f"{len(listed['annotators'])} of the {len(annotators)} annotators (every judged one, then those "
+                     f"with most answers) and summarises the other {listed['annotators_left_out']['n']}.")
+    elif len(annotators) > ctx.max_rows:
         notes.append(more_raters(len(annotators) - ctx.max_rows))
     tables = [Table(f"{KEY}_dawid_skene", "Dawid-Skene: estimated accuracy per annotator (lowest first)",
                     (Column("annotator"), Column("answers", "int"), Column("items", "int"),
@@ -77,8 +82,11 @@ def _dawid_skene_tables(ctx: Context, humans: pd.DataFrame, payload: dict[str, A
     if differ:
         tables.append(Table(f"{KEY}_differ", "Items where the Dawid-Skene label differs from the majority",
                             (Column("item"), Column("Dawid-Skene"), Column("majority")), tuple(differ[: ctx.max_rows]),
-                            ((f"{len(differ) - ctx.max_rows} more items are in the JSON report.",)
-                             if len(differ) > ctx.max_rows else ())))
+                            (() if len(differ) <= ctx.max_rows else
+                             (f"{len(differ) - ctx.max_rows} more items are in the JSON report.",)
+                             if listed["n_differ_listed"] == len(differ) else
+                             (f"{len(differ) - ctx.max_rows} more items; the JSON report lists the first "
+                              f"{listed['n_differ_listed']} of the {len(differ)}.",))))
     return tables
 
 
