@@ -30,6 +30,7 @@ __all__ = [
     "cohort_confusion",
     "pooled_agreement_table",
     "rest_agreement",
+    "rest_agreement_coded",
 ]
 
 TIE_CLASS = {"A": "A", "B": "B", "tie": "tie", "both_bad": "tie", "tie_inconsistent": "tie"}
@@ -144,6 +145,23 @@ def rest_agreement(
     [('a', 1, 1), ('b', 1, 1), ('c', 1, 2)]
     """
     coded, _units, raters, categories = coded_ratings(ratings, order=order)
+    return rest_agreement_coded(coded, raters, categories, level, n_boot=n_boot, seed=seed,
+                                alpha_without_max_raters=alpha_without_max_raters, only=only)
+
+
+def rest_agreement_coded(
+    coded: CodedRatings,
+    raters: Sequence[Any],
+    categories: Sequence[Any],
+    level: Level = "nominal",
+    *,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    alpha_without_max_raters: int = 50,
+    only: Sequence[Any] | None = None,
+) -> tuple[RestAgreement, ...]:
+    """`rest_agreement` of ratings already coded (`coded_ratings`: its ``coded``, ``rater_ids`` and
+    ``categories``), so a report that also builds an agreement table from them codes them once."""
     n_values = len(categories)
     counts = coded.counts()
     # every rating on a unit someone else rated too, with the others' counts there; sorted by (rater, unit)

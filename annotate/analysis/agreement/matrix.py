@@ -52,7 +52,7 @@ def _factorize(values: pd.Series) -> tuple[np.ndarray, tuple[Any, ...]]:
         codes, uniques = pd.factorize(values, sort=True)
     except TypeError:
         codes, uniques = pd.factorize(values, sort=False)
-    return codes, tuple(_plain(u) for u in uniques)
+    return codes, tuple(_plain(u) for u in uniques.tolist())  # tolist: no scalar boxing per element
 
 
 def _categories_for(observed: Sequence[Any], order: Sequence[Any] | None) -> tuple[Any, ...]:

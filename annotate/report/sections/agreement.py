@@ -55,16 +55,26 @@ PAIRS_PER_COHORT = {"expert": MAX_PAIRS, "author": MAX_PAIRS, "llm": MAX_PAIRS}
 """Cohorts whose pairs are all worth reading; any other cohort gets MAX_PAIRS_SUBSET."""
 
 
+def _coded(ratings: pd.DataFrame, categories: Sequence[Any], known: tuple[pd.DataFrame, Any] | None = None) -> Any:
+    """`coded_ratings` of long ratings on ``categories``; ``known``: ratings coded before and their codes,
+    reused when ``ratings`` are the same rows (one cohort or one category holding every vote)."""
+    from annotate.analysis.agreement.coded import coded_ratings
+
+    if known is not None and known[0].index.equals(ratings.index):
+        return known[1]
+    return coded_ratings(ratings, order=list(categories))
+
+
 def _table_for(
-    ratings: pd.DataFrame, ctx: Context, level: str, categories: Sequence[Any], max_pairs: int = MAX_PAIRS_SUBSET
+    ratings: pd.DataFrame, ctx: Context, level: str, categories: Sequence[Any], max_pairs: int = MAX_PAIRS_SUBSET,
+    known: tuple[pd.DataFrame, Any] | None = None,
 ) -> Any | None:
     """The pooled agreement table of long ratings (unit, rater, label), or None with < 2 raters."""
-    from annotate.analysis.agreement.coded import coded_ratings
     from annotate.analysis.cohorts import pooled_agreement_table
 
     if ratings.empty or ratings["rater"].nunique() < 2:
         return None
-    coded, _units, raters, cats = coded_ratings(ratings, order=list(categories))
+    coded, _units, raters, cats = _coded(ratings, categories, known)
     return pooled_agreement_table(coded, level, cats, list(raters), n_boot=ctx.n_boot, seed=ctx.seed,
                                   max_pairs=max_pairs)
 
@@ -72,18 +82,23 @@ def _table_for(
 def _pairs_sharing(ratings: pd.DataFrame) -> int:
     """How many pairs of raters rated at least one unit in common (long ratings: unit, rater), counted on
     the units with two ratings or more (no units x raters or raters x raters table)."""
-    from annotate.analysis.agreement.coded import coded_ratings
-
     if ratings.empty:
         return 0
-    marks = ratings.assign(unit=ratings["unit"].astype(str), rater=ratings["rater"].astype(str), label=1)
-    coded = coded_ratings(marks.drop_duplicates(["unit", "rater"]))[0]
+    import numpy as np
+    import pandas as pd
+
+    from annotate.analysis.agreement.coded import CodedRatings
+
+    pairs = ratings[["unit", "rater"]].astype(str).drop_duplicates()
+    units, unit_ids = pd.factorize(pairs["unit"])  # the order of units and raters does not change the count
+    raters, rater_ids = pd.factorize(pairs["rater"])
+    order = np.lexsort((raters, units))
+    coded = CodedRatings(units[order].astype(np.int64), raters[order].astype(np.int64),
+                         np.zeros(len(pairs), dtype=np.int64), np.zeros(1), len(unit_ids), len(rater_ids))
     return int(coded.overlaps()[0].size)
 
 
 def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
-    from annotate.analysis.cohorts import rest_agreement
-
     tables: list[Table] = []
     payload: dict[str, Any] = {"level": ctx.level, "thresholds": {"reliable": 0.800, "tentative": 0.667}}
     notes = [
@@ -102,7 +117,9 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
         payload.update(overall=None, per_cohort=[], per_annotator=[], per_category=[])
     else:
         votes = ctx.agreement_votes
-        overall = _table_for(long_votes(votes), ctx, ctx.level, ctx.categories, MAX_PAIRS)
+        headline = long_votes(votes)
+        known = (headline, _coded(headline, ctx.categories)) if not headline.empty else None
+        overall = _table_for(headline, ctx, ctx.level, ctx.categories, MAX_PAIRS, known)
         payload["overall"] = None if overall is None else overall.to_json()
         payload["overall_raters"] = "all" if ctx.pool_llm else "human"
         if overall is not None:
@@ -126,7 +143,7 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
         for cohort in cohorts_of(ctx.agreement_all):
             ratings = long_votes(ctx.agreement_all.loc[ctx.agreement_all["cohort"] == cohort])
             table = _table_for(ratings, ctx, ctx.level, ctx.categories,
-                               PAIRS_PER_COHORT.get(cohort, MAX_PAIRS_SUBSET))
+                               PAIRS_PER_COHORT.get(cohort, MAX_PAIRS_SUBSET), known)
             if table is not None:
                 rows.append(_summary_row(cohort, table))
                 per_cohort.append({"cohort": cohort, **table.to_json()})
@@ -139,11 +156,11 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
                             empty=not_enough(len(cohorts_of(ctx.unique)), "cohorts", NO_COHORT)))
         tables.extend(cohort_pairs)
         # per annotator against the rest
-        tables.append(_rest_table(ctx, votes, payload, rest_agreement))
+        tables.append(_rest_table(ctx, votes, payload, known))
         # per category
         rows, per_category = [], []
         for category, group in votes.groupby(votes["category"].fillna("(none)").astype(str), sort=True):
-            table = _table_for(long_votes(group), ctx, ctx.level, ctx.categories)
+            table = _table_for(long_votes(group), ctx, ctx.level, ctx.categories, known=known)
             if table is not None:
                 rows.append(_summary_row(category, table))
                 per_category.append({"category": category, **table.to_json()})
@@ -177,9 +194,14 @@ def _collapsed_tables(ctx: Context, payload: dict[str, Any], notes: list[str]) -
     return [coefficients]
 
 
-def _rest_table(ctx: Context, votes: pd.DataFrame, payload: dict[str, Any], rest_agreement: Any) -> Table:
-    results = rest_agreement(long_votes(votes), ctx.level, list(ctx.categories), n_boot=ctx.n_boot, seed=ctx.seed) \
-        if votes["rater"].nunique() >= 2 else ()
+def _rest_table(ctx: Context, votes: pd.DataFrame, payload: dict[str, Any],
+                known: tuple[pd.DataFrame, Any] | None) -> Table:
+    from annotate.analysis.cohorts import rest_agreement_coded
+
+    results: tuple[Any, ...] = ()
+    if votes["rater"].nunique() >= 2:
+        coded, _units, raters, categories = _coded(long_votes(votes), ctx.categories, known)
+        results = rest_agreement_coded(coded, raters, categories, ctx.level, n_boot=ctx.n_boot, seed=ctx.seed)
     cohort_of = votes.drop_duplicates("rater").set_index("rater")["cohort"].to_dict()
     payload["per_annotator"] = [{**r.to_json(), "cohort": cohort_of.get(r.rater)} for r in results]
     ordered = sorted(results, key=lambda r: (-r.n, str(r.rater)))
