@@ -245,3 +245,66 @@ def test_without_a_writable_lock_file_writes_still_land(db: Path, tmp_path: Path
     with Store.open(db) as store:
         store.set_meta("still", "saved")
         assert store.get_meta("still") == "saved"
+
+
+def _hold_on_request(db: str, orders: mp.Queue, replies: mp.Queue) -> None:
+    """Take a turn on each "hold" and keep it until "release"; stop on "stop"."""
+    queue = WriterQueue(Path(db))
+    try:
+        while orders.get(timeout=60) == "hold":
+            with queue.turn(30):
+                replies.put("holding")
+                assert orders.get(timeout=60) == "release"
+    finally:
+        queue.close()
+
+
+def _helper_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "annotate-writer-queue"]
+
+
+def test_a_writer_waiting_for_its_turn_sleeps_and_reuses_one_helper_thread(db: Path) -> None:
+    """Three waits behind another process's turn: each sleeps in the kernel (the process spends next
+    to no CPU over a 1.5 s wait, where a poll every fraction of a millisecond would spend tens of
+    milliseconds, a spin all of it), and all three are made by the same helper thread, not one
+    started per wait."""
+    import resource
+
+    orders: mp.Queue = CONTEXT.Queue()
+    replies: mp.Queue = CONTEXT.Queue()
+    holder = CONTEXT.Process(target=_hold_on_request, args=(str(db), orders, replies))
+    holder.start()
+    queue = WriterQueue(db)
+    seen: list[threading.Thread] = []
+    cpu_ms: list[float] = []
+    try:
+        for round_ in range(3):
+            orders.put("hold")
+            assert replies.get(timeout=30) == "holding"
+            asked = _tickets(db) + 1
+            got: list[str] = []
+
+            def take(got: list[str] = got) -> None:
+                with queue.turn(30):
+                    got.append("turn")
+
+            waiting = threading.Thread(target=take)
+            waiting.start()
+            _wait_tickets(db, asked)
+            time.sleep(0.05)
+            seen.extend(_helper_threads())
+            if round_ == 0:
+                before = resource.getrusage(resource.RUSAGE_SELF)
+                time.sleep(1.5)
+                after = resource.getrusage(resource.RUSAGE_SELF)
+                cpu_ms.append(1000 * (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime))
+            assert got == []  # still waiting
+            orders.put("release")
+            waiting.join(30)
+            assert got == ["turn"]
+    finally:
+        orders.put("stop")
+        holder.join(30)
+        queue.close()
+    assert cpu_ms[0] < 30, f"waiting 1.5 s for a turn took {cpu_ms[0]:.0f} ms of CPU"
+    assert len(seen) == 3 and len(set(map(id, seen))) == 1, seen

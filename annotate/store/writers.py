@@ -21,7 +21,11 @@ POSIX locks belong to a process, not to a file descriptor, so a process keeps on
 lock file (closing any descriptor of a file would drop all of the process's locks on it) and one
 threading lock in front of it: Stores on the same file in one process, and threads sharing one
 Store, take turns there first. A blocking fcntl call has no timeout, so a writer that must wait
-waits on a helper thread and gives up after its timeout ("database is locked", as SQLite says).
+hands the blocking call to a helper thread and gives up after its timeout ("database is locked", as
+SQLite says). The helper is started once per process and lock file and kept for the next wait (a
+thread started per wait cost more CPU than the rest of the wait); one left blocked by a writer that
+gave up finishes that call and ends, and the next wait gets a new one. Waiting sleeps in the
+kernel: it takes no CPU however long it lasts.
 
 For local disks on Linux and macOS. Not for NFS or other network file systems (their locks are
 served by a lock daemon, slowly or not at all, and SQLite's WAL needs shared memory that they do
@@ -68,6 +72,8 @@ class _LockFile:
         self.turn = threading.RLock()
         self.depth = 0
         """How deeply the thread holding `turn` is nested in transactions (the ticket is taken at 1)."""
+        self.waiter: _Waiter | None = None
+        """The helper thread that makes this file's blocking lock calls (started at the first wait)."""
 
 
 _files: dict[str, _LockFile] = {}
@@ -145,6 +151,8 @@ class WriterQueue:
             file.users -= 1
             if file.users == 0 and _files.get(self._key) is file:
                 del _files[self._key]
+                if file.waiter is not None:
+                    file.waiter.stop()
                 os.close(file.fd)
 
     @contextmanager
@@ -170,7 +178,7 @@ class WriterQueue:
                 return
             ticket = _take_ticket(file.fd, deadline)
             try:
-                if ticket > 0 and not _wait_for(file.fd, BASE + ticket - 1, deadline):
+                if ticket > 0 and not _wait_for(file, BASE + ticket - 1, deadline):
                     raise locked_error()
                 yield
             finally:
@@ -210,21 +218,75 @@ def _take_ticket(fd: int, deadline: float) -> int:
         _unlock(fd, 0)
 
 
-def _wait_for(fd: int, offset: int, deadline: float) -> bool:
-    """Wait until the byte at `offset` (the predecessor's ticket) is free; False at the deadline."""
-    if _try_lock(fd, offset):
-        _unlock(fd, offset)
+def _wait_for(file: _LockFile, offset: int, deadline: float) -> bool:
+    """Wait until the byte at `offset` (the predecessor's ticket) is free; False at the deadline.
+    Called by the thread holding `file.turn` only."""
+    if _try_lock(file.fd, offset):
+        _unlock(file.fd, offset)
         return True
-    freed = threading.Event()
+    waiter = file.waiter
+    if waiter is None or not waiter.idle:
+        waiter = file.waiter = _Waiter(file.fd)
+    if waiter.wait(offset, max(0.0, deadline - time.monotonic())):
+        return True
+    file.waiter = None  # still blocked on the byte: it ends once that call returns
+    return False
 
-    def block() -> None:
-        try:
-            fcntl.lockf(fd, fcntl.LOCK_EX, 1, offset, os.SEEK_SET)
-        except OSError:  # EDEADLK, or the descriptor closed meanwhile: SQLite's lock still decides
-            pass
-        else:
-            _unlock(fd, offset)
-        freed.set()
 
-    threading.Thread(target=block, name="annotate-writer-queue", daemon=True).start()
-    return freed.wait(max(0.0, deadline - time.monotonic()))
+class _Waiter:
+    """A thread that makes blocking lock calls on one descriptor for a caller that waits with a timeout.
+
+    One call at a time: `wait` hands it the byte and sleeps until the byte was free (True) or the
+    timeout (False; the thread is then left to finish that call and ends)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._cond = threading.Condition(threading.Lock())
+        self._job: tuple[int, threading.Event] | None = None
+        self._busy = False
+        self._ended = False
+        threading.Thread(target=self._run, name="annotate-writer-queue", daemon=True).start()
+
+    @property
+    def idle(self) -> bool:
+        """Whether it can take a call now (not still blocked in one, not stopped)."""
+        return not self._busy and not self._ended
+
+    def wait(self, offset: int, timeout_s: float) -> bool:
+        freed = threading.Event()
+        with self._cond:
+            self._job, self._busy = (offset, freed), True
+            self._cond.notify()
+        if freed.wait(timeout_s):
+            return True
+        with self._cond:
+            if freed.is_set():  # freed at the very moment the wait timed out
+                return True
+            self._ended = True  # abandoned: it ends after this call
+            self._cond.notify()
+        return False
+
+    def stop(self) -> None:
+        with self._cond:
+            self._ended = True
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while self._job is None and not self._ended:
+                    self._cond.wait()
+                if self._job is None:
+                    return
+                (offset, freed), self._job = self._job, None
+            try:
+                fcntl.lockf(self.fd, fcntl.LOCK_EX, 1, offset, os.SEEK_SET)
+            except OSError:  # EDEADLK, or the descriptor closed meanwhile: SQLite's lock still decides
+                pass
+            else:
+                _unlock(self.fd, offset)
+            with self._cond:
+                self._busy = False
+                freed.set()
+                if self._ended:
+                    return
