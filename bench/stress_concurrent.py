@@ -96,6 +96,7 @@ def worker(spec_path: str, annotator: str, n: int, barrier: mp.Barrier, results:
     errors: list[str] = []
     open_ms = 0.0
     nav_events = 0
+    loop_cpu = (0.0, 0.0, 0.0)
     try:
         spec = load_session(spec_path)
         barrier.wait()
@@ -104,6 +105,7 @@ def worker(spec_path: str, annotator: str, n: int, barrier: mp.Barrier, results:
         runner = StoreRunner(store)
         queue = runner.call(ensure_queue, store, spec, annotator).result()
         open_ms = (time.perf_counter() - began) * 1000
+        loop_began = process_cpu(), time.thread_time(), runner.call(time.thread_time).result()
         for k, assignment in enumerate(queue[:n]):
             runner.call(store.item, assignment.item_id).result()
             timings = Timings(utc_now(), 500, 2000, 1900, {"A": 1000, "B": 900}, {"A": 1.0, "B": 0.5}, 0)
@@ -128,12 +130,19 @@ def worker(spec_path: str, annotator: str, n: int, barrier: mp.Barrier, results:
                     nav_events += 1
                 except Exception as exc:
                     errors.append(f"log_events: {type(exc).__name__}: {exc}")
+        loop_ended = process_cpu(), time.thread_time(), runner.call(time.thread_time).result()
+        loop_cpu = tuple(b - a for a, b in zip(loop_began, loop_ended, strict=True))
         runner.close()
         store.close()
     except Exception as exc:
         errors.append(f"{type(exc).__name__}: {exc}")
+    results.put((annotator, latencies, errors, open_ms, nav_events, loop_cpu, process_cpu()))
+
+
+def process_cpu() -> float:
+    """This process's CPU time so far (user + system, every thread), in seconds."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    results.put((annotator, latencies, errors, open_ms, nav_events, usage.ru_utime + usage.ru_stime))
+    return usage.ru_utime + usage.ru_stime
 
 
 def percentile(ordered: list[float], q: float) -> float:
@@ -167,8 +176,9 @@ def run(processes: int, judgments: int, folder: Path, pause_ms: float = 0.0, loc
     latencies = sorted(x for _, lat, *_ in collected for x in lat)
     errors = [e for _, _, errs, *_ in collected for e in errs]
     opens = sorted(o for _, _, _, o, *_ in collected)
-    nav_events = sum(n for *_, n, _ in collected)
+    nav_events = sum(n for *_, n, _, _ in collected)
     cpu_s = sum(c for *_, c in collected)
+    loop_process, loop_caller, loop_store = (sum(loop[i] for *_, loop, _ in collected) for i in range(3))
     with Store.open(spec.db) as store:
         stored = len(store.judgments())
         events = len(store.events())
@@ -193,11 +203,16 @@ def run(processes: int, judgments: int, folder: Path, pause_ms: float = 0.0, loc
         print(f"open + queue at start: median {statistics.median(opens):.0f} ms, max {opens[-1]:.0f} ms")
     print(f"CPU time of the {processes} processes: {cpu_s:.1f} s ({cpu_s / max(1, expected) * 1000:.1f} ms a submit,"
           f" start-up included); {expected / wall:.0f} submits a second over the whole run")
+    per = 1000 / max(1, expected)
+    print(f"CPU a submit in the submit loop (start-up excluded; the item read, the events, the nav events included):"
+          f" {loop_process * per:.2f} ms: the store thread {loop_store * per:.2f} ms, the caller"
+          f" {loop_caller * per:.2f} ms, other threads {(loop_process - loop_store - loop_caller) * per:.2f} ms")
     ok = (stored == expected and set(per_annotator.values()) == {judgments} and events == expected_events
           and not errors and integrity == "ok")
     print("PASS" if ok else "FAIL")
     return {"ok": ok, "lock_wait": lock_wait, "latencies": latencies, "lost": expected - stored + expected_events
-            - events, "errors": len(errors), "wall": wall, "cpu": cpu_s, "load": os.getloadavg()[0],
+            - events, "errors": len(errors), "wall": wall, "cpu": cpu_s,
+            "loop_cpu_ms": loop_process * per, "load": os.getloadavg()[0],
             "open_max": opens[-1] if opens else float("nan"), "integrity": integrity}
 
 
