@@ -64,6 +64,9 @@ LOCK_WAITS = ("sqlite", "polls", "queue")
 class NoQueue:
     """A Store's writer queue that never queues: BEGIN IMMEDIATE alone decides who writes next."""
 
+    active = False
+    """Not a queue: the Store polls for SQLite's lock (`polls`) or leaves it to SQLite (`sqlite`)."""
+
     def __init__(self, db: Path) -> None:
         pass
 

@@ -35,6 +35,7 @@ def add_flag(store: Store, flag: Flag, events: Iterable[Event] = (), *, shown: A
     note = check_flag(flag.kind, flag.note)
     uid = flag.uid or new_uid()
     created = flag.created or utc_now()
+    event_rows = store._event_rows(events)
     with store.transaction() as db:
         assignment = store._check_assignment(flag.assignment_id, shown)
         annotator = store.annotator(assignment.annotator)
@@ -44,20 +45,21 @@ def add_flag(store: Store, flag: Flag, events: Iterable[Event] = (), *, shown: A
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             [uid, assignment.id, assignment.item_id, annotator.id, flag.kind, note, created],
         )
-        store._insert_events(db, events, judgment_id=None)
+        store._insert_events(db, event_rows, judgment_id=None)
     return replace(flag, id=int(cursor.lastrowid or 0), uid=uid, created=created, note=note,
                    item_id=assignment.item_id, annotator=assignment.annotator)
 
 
 def withdraw_flags(store: Store, assignment: Assignment, events: Iterable[Event] = ()) -> int:
     """The annotator withdraws their open flags on `assignment` (cleared by them); how many."""
+    event_rows = store._event_rows(events)
     with store.transaction() as db:
         store._check_assignment(assignment.id, assignment)
         cursor = db.execute(
             "UPDATE flags SET cleared = ?, cleared_by = ?, clear_note = 'withdrawn'"
             " WHERE assignment_id = ? AND cleared IS NULL", [utc_now(), assignment.annotator, assignment.id],
         )
-        store._insert_events(db, events, judgment_id=None)
+        store._insert_events(db, event_rows, judgment_id=None)
     return cursor.rowcount
 
 

@@ -27,6 +27,7 @@ class JudgmentsMixin:
     """Judgments and events; part of Store."""
 
     db: sqlite_utils.Database
+    _annotator_ids: dict[str, int]
 
     # -- judgments and events --------------------------------------------------------------
 
@@ -48,6 +49,7 @@ class JudgmentsMixin:
         uid = judgment.uid or new_uid()
         row = _judgment_row(judgment, uid)
         row["sitting_id"] = sitting_id
+        event_rows = self._event_rows(events)  # built before the write lock is taken: it is held for less
         with self.transaction() as db:
             row["item_id"] = self._check_assignment(judgment.assignment_id, shown).item_id
             if judgment.spans:
@@ -68,16 +70,17 @@ class JudgmentsMixin:
                 " AND superseded_by IS NULL",
                 [new_id, judgment.assignment_id, new_id],
             )
-            self._insert_events(db, events, judgment_id=new_id)
+            self._insert_events(db, event_rows, judgment_id=new_id)
         return replace(judgment, id=new_id, uid=uid)
 
     def log_events(self, events: Iterable[Event], *, shown: Assignment | None = None) -> None:
         """Record events that belong to no submit (quit, help, navigation). With `shown` (the
         assignment on screen they are about), refused with StaleAssignment as `submit` is."""
+        event_rows = self._event_rows(events)
         with self.transaction() as db:
             if shown is not None:
                 self._check_assignment(shown.id, shown)
-            self._insert_events(db, events, judgment_id=None)
+            self._insert_events(db, event_rows, judgment_id=None)
 
     def _check_assignment(self, assignment_id: int, shown: Assignment | None) -> Assignment:
         """The stored assignment, which must exist and, given `shown`, equal it in every field
@@ -91,25 +94,41 @@ class JudgmentsMixin:
             raise StaleAssignment(STALE_ANSWER.format(annotator=annotator))
         return stored
 
-    def _insert_events(
-        self, db: sqlite_utils.Database, events: Iterable[Event], judgment_id: int | None
-    ) -> None:
-        annotator_ids: dict[str, int] = {}
+    def _event_rows(self, events: Iterable[Event]) -> list[list[Any]]:
+        """The events as rows of the events table, their judgment_id (the last value) still None.
+        Raises StoreError for an event of an unknown annotator."""
+        rows = []
         for event in events:
-            annotator_id = None
-            if event.annotator is not None:
-                if event.annotator not in annotator_ids:
-                    found = self.annotator(event.annotator)
-                    if found is None:
-                        raise StoreError(f"event for unknown annotator {event.annotator!r}")
-                    annotator_ids[event.annotator] = found.id
-                annotator_id = annotator_ids[event.annotator]
-            db.execute(
-                "INSERT INTO events (uid, assignment_id, annotator_id, judgment_id, mono_ns,"
-                " wall_time, kind, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [event.uid or new_uid(), event.assignment_id, annotator_id, judgment_id,
-                 event.mono_ns, event.wall_time, event.kind, dumps(dict(event.payload))],
-            )
+            annotator_id = None if event.annotator is None else self._annotator_id(event.annotator)
+            rows.append([event.uid or new_uid(), event.assignment_id, annotator_id, event.mono_ns, event.wall_time,
+                         event.kind, dumps(dict(event.payload)), None])
+        return rows
+
+    def _annotator_id(self, name: str) -> int:
+        """The id of the annotator `name`, remembered once read outside a transaction (annotators are
+        never deleted or renamed, so a committed id stays true; one read inside a transaction could
+        still be rolled back)."""
+        ids = self._annotator_ids
+        found_id = ids.get(name)
+        if found_id is not None:
+            return found_id
+        found = self.annotator(name)  # type: ignore[attr-defined]
+        if found is None:
+            raise StoreError(f"event for unknown annotator {name!r}")
+        if not self.db.conn.in_transaction:
+            ids[name] = found.id
+        return found.id
+
+    def _insert_events(self, db: sqlite_utils.Database, rows: list[list[Any]], judgment_id: int | None) -> None:
+        """Insert rows made by `_event_rows`, for the judgment `judgment_id` (None: of no submit)."""
+        if not rows:
+            return
+        for row in rows:
+            row[-1] = judgment_id
+        db.conn.executemany(
+            "INSERT INTO events (uid, assignment_id, annotator_id, mono_ns, wall_time, kind, payload, judgment_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows,
+        )
 
     def current_judgment(self, assignment_id: int) -> Judgment | None:
         """The judgment in force for an assignment (the latest, not superseded), if any."""

@@ -79,6 +79,8 @@ class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
         self._writers = None if read_only else WriterQueue(path)
         """This Store's place in the queue of the session's writers (a read-only one never writes)."""
         self._spans_table: bool | None = None
+        self._annotator_ids: dict[str, int] = {}
+        """Annotators' ids by name, as read outside a transaction (judgments.py: the events' annotators)."""
 
     @property
     def has_spans(self) -> bool:
@@ -162,7 +164,9 @@ class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
     @contextmanager
     def transaction(self) -> Iterator[sqlite_utils.Database]:
         """One write transaction that takes the write lock up front (BEGIN IMMEDIATE), after this
-        writer's turn among annotate's writers (writers.py); the turn ends with COMMIT or ROLLBACK."""
+        writer's turn among annotate's writers (writers.py); the turn ends with COMMIT or ROLLBACK.
+        In its turn a writer takes SQLite's lock at once (no busy-timeout switching: a submit's CPU
+        matters when many write); without a turn (no lock file) it polls for it (locking.py)."""
         self.require_writable("this command writes to it")
         timeout_s = BUSY_TIMEOUT_MS / 1000
         deadline = time.monotonic() + timeout_s
@@ -171,7 +175,12 @@ class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
                 with self.db.atomic():
                     yield self.db
                 return
-            begin_immediate(self.db, max(0.0, deadline - time.monotonic()))
+            if self._writers is not None and self._writers.active:
+                # Our turn: annotate's other writers wait behind us, so SQLite's lock is free but for a
+                # writer that is not annotate (the sqlite3 shell), which the busy handler then waits for.
+                self.db.execute("BEGIN IMMEDIATE")
+            else:
+                begin_immediate(self.db, max(0.0, deadline - time.monotonic()))
             try:
                 if self._wal is not None:
                     self._wal.check()
