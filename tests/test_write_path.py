@@ -76,3 +76,18 @@ def test_an_event_of_an_unknown_annotator_writes_nothing(tmp_path: Path) -> None
         assert store.judgments() == [] and store.events() == []
         _submit(store, assignments[0])
         assert len(store.judgments()) == 1 and len(store.events()) == 3
+
+
+def test_new_uids_sort_in_the_order_they_were_made() -> None:
+    """So the unique indexes on uid grow at their end instead of on a random page (32 hex digits)."""
+    import time
+
+    from annotate.store.records import new_uid
+
+    made = []
+    for _ in range(5):
+        made.append(new_uid())
+        time.sleep(0.002)
+    assert made == sorted(made)
+    assert all(len(uid) == 32 and int(uid, 16) >= 0 for uid in made)
+    assert len({new_uid() for _ in range(10_000)}) == 10_000
