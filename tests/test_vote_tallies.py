@@ -240,3 +240,29 @@ def test_a_vote_with_a_label_the_schema_does_not_know_leaves_agreement_to_the_sc
         same_counts(spec, store)
     finally:
         store.close()
+
+
+def test_a_vote_on_a_crowded_item_costs_in_proportion_to_its_votes_not_their_square(tmp_path: Path) -> None:
+    """Sixty annotators vote on one item (and some change their answer): the tallies equal a recount, and
+    the 60th vote runs under six times the SQLite steps of the 10th (linear in the item's votes; the
+    self-join of the item's votes before v16 took about 24 times)."""
+    with Store.open(tmp_path / "s.db", create=True) as store:
+        store.add_items([make_item("i0")])
+        stored = store.add_assignments([Assignment(0, f"r{n:02d}", "i0", 0, False) for n in range(60)])
+        steps: dict[int, int] = {}
+        counter = [0]
+
+        def tick() -> int:
+            counter[0] += 1
+            return 0
+
+        store.db.conn.set_progress_handler(tick, 10)
+        for m, a in enumerate(stored, start=1):
+            counter[0] = 0
+            store.submit(Judgment(a.id, LABELS[m % 3], timings(1000, 0)))
+            steps[m] = counter[0]
+        store.db.conn.set_progress_handler(None, 0)
+        for a in stored[::7]:  # revisions: the one_vote goes out and comes back with another label
+            store.submit(Judgment(a.id, "both_bad", timings(1000, 0)))
+        check_votes(store)
+        assert steps[60] < 6 * steps[10], steps

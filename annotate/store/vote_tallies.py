@@ -17,7 +17,8 @@ A refresh reads these few rows instead of scanning every judgment (`annotate.sto
 Labels are the stored ones: the query maps them to the values agreement compares, which is exact
 because every count here is linear in the pairs. Triggers on judgments, assignments and suggestions
 refresh the vote rows a change touches, in the same transaction, whoever writes (the app, plans,
-merges); triggers on vote_index and one_vote keep the rest.
+merges); triggers on vote_index and one_vote keep the rest. Since migration v16 the one_vote triggers count the
+pairs that move from the item's votes by label (O(m) per vote in an item's m votes, not O(m^2)).
 """
 
 from __future__ import annotations
@@ -91,23 +92,44 @@ _BUT = ' AND x."annotator_id" != {r}."annotator_id" AND y."annotator_id" != {r}.
 _OTHERS = 'FROM "one_vote" y WHERE y."item_id" = {r}."item_id" AND y."annotator_id" != {r}."annotator_id"'
 
 
-def _one_vote_change(r: str, sign: int) -> str:
+_LABEL_COUNTS = (
+    '(SELECT "label", count(*) AS "n" FROM "one_vote" WHERE "item_id" = {r}."item_id"'
+    ' AND "annotator_id" != {r}."annotator_id" GROUP BY "label")'
+)
+"""The item's other one_votes (all but {r}'s) counted by label."""
+
+_LABEL_PAIRS = 'a."n" * (b."n" - (a."label" = b."label"))'
+"""The ordered pairs of two annotators' votes with labels a and b: n_a x n_b, n_a x (n_a - 1) for a = b."""
+
+
+def _one_vote_change(r: str, sign: int, pairs_by_label: bool = False) -> str:
     """Statements counting the one_vote {r} in (sign 1, after its insert) or out (-1, after its delete).
 
     The item's pairs move from m - 1 to m one_votes (in; m counted now) or from m + 1 to m (out):
-    the pairs without {r} move, the pairs with {r} (both orders) come or go with it."""
+    the pairs without {r} move, the pairs with {r} (both orders) come or go with it. With
+    `pairs_by_label` (v16) the pairs that move are computed from the item's votes counted by label,
+    O(m) per vote, instead of joining the item's votes with themselves, O(m^2) (v12); the rows and
+    counts are the same."""
     m = _M.format(r=r)
     now, was = (m, f"{m} - 1") if sign > 0 else (m, f"{m} + 1")
     with_r = f"{m}" if sign > 0 else f"{m} + 1"
     minus = "-" if sign < 0 else ""
-    pairs_but = _PAIRS.format(r=r, but=_BUT.format(r=r))
     others = _OTHERS.format(r=r)
+    if pairs_by_label:
+        counts = _LABEL_COUNTS.format(r=r)
+        moved = f'FROM {counts} a JOIN {counts} b WHERE {_LABEL_PAIRS} > 0'
+        pairs_out = f'SELECT {was}, a."label", b."label", -({_LABEL_PAIRS}) {moved}'
+        pairs_in = f'SELECT {now}, a."label", b."label", {_LABEL_PAIRS} {moved}'
+    else:
+        pairs_but = _PAIRS.format(r=r, but=_BUT.format(r=r))
+        pairs_out = f'SELECT {was}, x."label", y."label", -count(*) {pairs_but}'
+        pairs_in = f'SELECT {now}, x."label", y."label", count(*) {pairs_but}'
     return (
         f'INSERT INTO "unit_tally" SELECT * FROM (SELECT {was} AS m, -1 UNION ALL SELECT {now}, 1) WHERE m > 0'
         ' ON CONFLICT DO UPDATE SET "items" = "items" + excluded."items";'
         f' INSERT INTO "coincidence_tally" SELECT * FROM ('
-        f'SELECT {was}, x."label", y."label", -count(*) {pairs_but}'
-        f' UNION ALL SELECT {now}, x."label", y."label", count(*) {pairs_but}'
+        f'{pairs_out}'
+        f' UNION ALL {pairs_in}'
         f' UNION ALL SELECT {with_r}, {r}."label", y."label", {minus}count(*) {others} GROUP BY y."label"'
         f' UNION ALL SELECT {with_r}, y."label", {r}."label", {minus}count(*) {others} GROUP BY y."label")'
         + _ADD.format(column="pairs")
@@ -120,6 +142,7 @@ def _one_vote_change(r: str, sign: int) -> str:
 
 _ONE_VOTE_IN = _one_vote_change("NEW", 1)
 _ONE_VOTE_OUT = _one_vote_change("OLD", -1)
+"""The one_vote triggers as v12 made them (replaced in v16 by `count_pairs_by_label`)."""
 
 _CHOSEN = (
     'SELECT "item_id", "annotator_id", "label" FROM "vote_index" WHERE "item_id" = {r}."item_id"'
@@ -181,3 +204,14 @@ def create_vote_tallies(db: sqlite_utils.Database) -> None:
         body = _DROP_VOTES.format(where=of_suggestion.format(r=drop)) + _VOTES.format(
             where=f'a."suggestion_id" = {add}."id"')
         _trigger(db, f"votes_suggestions_{event.split()[0].lower()}", event, "suggestions", body)
+
+
+def count_pairs_by_label(db: sqlite_utils.Database) -> None:
+    """Make the one_vote triggers count the pairs that move from the item's votes by label, O(m) per
+    vote instead of O(m^2) (migration v16; the tallies they keep are the same, so nothing is refilled).
+    With many annotators on one item the self-join was most of a submit's CPU, inside the write lock
+    (docs/scaling.md, "Annotators writing at once")."""
+    for name, event, table, r, sign in (("votes_one_vote_insert", "INSERT", "one_vote", "NEW", 1),
+                                        ("votes_one_vote_delete", "DELETE", "one_vote", "OLD", -1)):
+        db.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+        _trigger(db, name, event, table, _one_vote_change(r, sign, pairs_by_label=True))
