@@ -225,14 +225,15 @@ def print_table(runs: list[dict[str, Any]], processes: int, lone: dict[str, Any]
     print(f"anchor, one writer alone: median {alone:.1f} ms, p99 {percentile(lone['latencies'], 0.99):.0f} ms"
           f" (load {lone['load']:.1f}); {processes} writers back to back cannot beat about {processes} x"
           f" {alone:.1f} = {processes * alone:.0f} ms at the median")
-    print("| lock wait | p50 / p99 / max write latency | lost rows | errors | slowest start | CPU | wall | load |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| lock wait | p50 / p99 / max write latency | lost rows | errors | slowest start | CPU | CPU a submit (loop)"
+          " | wall | load |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in runs:
         lat = r["latencies"]
         figures = (f"{statistics.median(lat):.1f} / {percentile(lat, 0.99):.0f} / {lat[-1]:.0f} ms" if lat
                    else "none")
         print(f"| {r['lock_wait']} | {figures} | {r['lost']} | {r['errors']} | {r['open_max'] / 1000:.1f} s"
-              f" | {r['cpu']:.1f} s | {r['wall']:.1f} s | {r['load']:.1f} |")
+              f" | {r['cpu']:.1f} s | {r['loop_cpu_ms']:.2f} ms | {r['wall']:.1f} s | {r['load']:.1f} |")
 
 
 def main() -> int:
