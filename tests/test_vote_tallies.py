@@ -245,7 +245,7 @@ def test_a_vote_with_a_label_the_schema_does_not_know_leaves_agreement_to_the_sc
 def test_a_vote_on_a_crowded_item_costs_in_proportion_to_its_votes_not_their_square(tmp_path: Path) -> None:
     """Sixty annotators vote on one item (and some change their answer): the tallies equal a recount, and
     the 60th vote runs under six times the SQLite steps of the 10th (linear in the item's votes; the
-    self-join of the item's votes before v16 took about 24 times)."""
+    self-join of the item's votes before v15 took about 24 times)."""
     with Store.open(tmp_path / "s.db", create=True) as store:
         store.add_items([make_item("i0")])
         stored = store.add_assignments([Assignment(0, f"r{n:02d}", "i0", 0, False) for n in range(60)])

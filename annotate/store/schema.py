@@ -330,7 +330,7 @@ def _v14_item_facts(db: sqlite_utils.Database) -> None:
     create_item_facts(db)
 
 
-def _v16_vote_pairs_by_label(db: sqlite_utils.Database) -> None:
+def _v15_vote_pairs_by_label(db: sqlite_utils.Database) -> None:
     """The one_vote triggers count an item's pairs of votes from its votes by label (O(m) per vote, not
     O(m^2)): the same tallies, a submit's CPU no longer growing with the square of an item's votes."""
     from annotate.store.vote_tallies import count_pairs_by_label
@@ -343,9 +343,7 @@ Migration = Callable[[sqlite_utils.Database], None]
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial, _v2_suggestion_failures, _v3_merges, _v4_identity, _v5_external_label_order, _v6_links,
     _v7_display_order, _v8_flags, _v9_tallies, _v10_spans, _v11_training, _v12_dashboard_tallies,
-    _v13_open_queue, _v14_item_facts,
-    # v15 is another branch's (the report's codes); until it lands this one is the 15th. ORDER AT MERGE.
-    _v16_vote_pairs_by_label,
+    _v13_open_queue, _v14_item_facts, _v15_vote_pairs_by_label,
 )
 """MIGRATIONS[i] takes the schema from version i to version i + 1."""
 

@@ -17,7 +17,7 @@ A refresh reads these few rows instead of scanning every judgment (`annotate.sto
 Labels are the stored ones: the query maps them to the values agreement compares, which is exact
 because every count here is linear in the pairs. Triggers on judgments, assignments and suggestions
 refresh the vote rows a change touches, in the same transaction, whoever writes (the app, plans,
-merges); triggers on vote_index and one_vote keep the rest. Since migration v16 the one_vote triggers count the
+merges); triggers on vote_index and one_vote keep the rest. Since migration v15 the one_vote triggers count the
 pairs that move from the item's votes by label (O(m) per vote in an item's m votes, not O(m^2)).
 """
 
@@ -107,7 +107,7 @@ def _one_vote_change(r: str, sign: int, pairs_by_label: bool = False) -> str:
 
     The item's pairs move from m - 1 to m one_votes (in; m counted now) or from m + 1 to m (out):
     the pairs without {r} move, the pairs with {r} (both orders) come or go with it. With
-    `pairs_by_label` (v16) the pairs that move are computed from the item's votes counted by label,
+    `pairs_by_label` (v15) the pairs that move are computed from the item's votes counted by label,
     O(m) per vote, instead of joining the item's votes with themselves, O(m^2) (v12); the rows and
     counts are the same."""
     m = _M.format(r=r)
@@ -142,7 +142,7 @@ def _one_vote_change(r: str, sign: int, pairs_by_label: bool = False) -> str:
 
 _ONE_VOTE_IN = _one_vote_change("NEW", 1)
 _ONE_VOTE_OUT = _one_vote_change("OLD", -1)
-"""The one_vote triggers as v12 made them (replaced in v16 by `count_pairs_by_label`)."""
+"""The one_vote triggers as v12 made them (replaced in v15 by `count_pairs_by_label`)."""
 
 _CHOSEN = (
     'SELECT "item_id", "annotator_id", "label" FROM "vote_index" WHERE "item_id" = {r}."item_id"'
@@ -208,7 +208,7 @@ def create_vote_tallies(db: sqlite_utils.Database) -> None:
 
 def count_pairs_by_label(db: sqlite_utils.Database) -> None:
     """Make the one_vote triggers count the pairs that move from the item's votes by label, O(m) per
-    vote instead of O(m^2) (migration v16; the tallies they keep are the same, so nothing is refilled).
+    vote instead of O(m^2) (migration v15; the tallies they keep are the same, so nothing is refilled).
     With many annotators on one item the self-join was most of a submit's CPU, inside the write lock
     (docs/scaling.md, "Annotators writing at once")."""
     for name, event, table, r, sign in (("votes_one_vote_insert", "INSERT", "one_vote", "NEW", 1),
