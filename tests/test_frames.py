@@ -54,3 +54,27 @@ def test_empty_responses_frame_finds_what_the_importers_count(store: Store) -> N
     assert empty_responses(items) == [("e1", "A"), ("e2", "B"), ("e3", "A"), ("e3", "B")]
     store.add_external_labels([ExternalLabel("j", "gpt", "llm", "e1", "A", shown_first="B")])
     assert votes_frame(store)["shown_first"].tolist() == ["B"]
+
+
+def test_coded_frame_types_its_columns_as_the_plain_frame_does(store: Store) -> None:
+    """Read in chunks of two rows, with text coded and a key looked up: the same frame, dtypes included."""
+    import pandas as pd
+
+    from annotate.store.frames import coded_frame
+
+    store.db.execute("CREATE TABLE t (k INTEGER, whole INTEGER, gaps INTEGER, part REAL, none INTEGER, word TEXT,"
+                     " blank TEXT, who INTEGER)")
+    rows = [(1, 10, None, 0.5, None, "x", None, 2), (2, 20, 3, 1.0, None, None, None, 1),
+            (3, 30, 4, 2.0, None, "y", None, 2), (4, 40, 5, 3.0, None, "x", None, 1),
+            (5, 50, 6, 4.0, None, "z", None, 2)]
+    store.db.conn.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    store.db.execute("CREATE TABLE people (id INTEGER, name TEXT, team TEXT)")
+    store.db.conn.executemany("INSERT INTO people VALUES (?, ?, ?)", [(1, "ann", "red"), (2, "bo", "blue")])
+    sql = "SELECT k, whole, gaps, part, none, word, blank, who FROM t ORDER BY k"
+    plain = store.frame(sql.replace("who FROM t", "p.name AS who, p.team FROM t JOIN people p ON p.id = t.who"))
+    coded = coded_frame(store, sql, text=("word", "blank"), lookup={"who": ("name", "team")},
+                        lookup_sql="SELECT id, name, team FROM people", chunk=2)
+    pd.testing.assert_frame_equal(coded, plain)
+    assert str(coded["whole"].dtype) == "int64" and str(coded["gaps"].dtype) == "float64"
+    empty = coded_frame(store, sql + " LIMIT 0", text=("word",))
+    pd.testing.assert_frame_equal(empty, store.frame(sql + " LIMIT 0"))

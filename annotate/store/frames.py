@@ -117,11 +117,15 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
     """
     import pandas as pd
 
-    judged = store.frame(
-        "SELECT j.id AS judgment_id, a.item_id AS item, n.name AS rater, n.cohort, j.label,"
+    judged = coded_frame(
+        store,
+        "SELECT j.id AS judgment_id, a.item_id AS item, a.annotator_id AS rater, j.label,"
         " j.skip_reason, a.swapped, j.confidence, j.active_ms, j.submit_ms, a.purpose, a.condition,"
         " j.initial_label, a.display_order FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
-        " JOIN annotators n ON n.id = a.annotator_id WHERE j.superseded_by IS NULL ORDER BY j.id"
+        " WHERE j.superseded_by IS NULL ORDER BY j.id",
+        text=("item", "label", "skip_reason", "purpose", "condition", "initial_label", "display_order"),
+        lookup={"rater": ("name", "cohort")},
+        lookup_sql="SELECT id, name, cohort FROM annotators",
     )
     if not include_skips:
         judged = judged[judged["skip_reason"].isna()]
@@ -134,8 +138,131 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
     )
     votes = pd.concat([judged, external], ignore_index=True) if len(external) else judged
     items = items_frame(store).drop(columns=["kind"])
-    votes = votes.merge(items, on="item", how="left")
-    return votes.reindex(columns=list(VOTE_COLUMNS)).reset_index(drop=True)
+    return _with_items(votes, items).reindex(columns=list(VOTE_COLUMNS)).reset_index(drop=True)
+
+
+def _with_items(votes: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """``votes.merge(items, on="item", how="left")``: each vote with its item's columns, taken by position
+    (the items are unique by id) when every vote's item is known; the merge itself otherwise."""
+    import pandas as pd
+
+    codes, distinct = pd.factorize(votes["item"])
+    at = pd.Index(items["item"]).get_indexer(distinct)
+    if (codes < 0).any() or (at < 0).any():
+        return votes.merge(items, on="item", how="left")
+    extra = items.drop(columns=["item"]).take(at[codes]).reset_index(drop=True)
+    return pd.concat([votes.reset_index(drop=True), extra], axis=1)
+
+
+def coded_frame(store: Store, sql: str, params: Sequence[Any] = (), *, text: Sequence[str] = (),
+                lookup: dict[str, Sequence[str]] | None = None, lookup_sql: str = "",
+                chunk: int = 100_000) -> pd.DataFrame:
+    """`Store.frame` of a large query, with the same column types (int64; float64 where a value is NULL or
+    not whole; str for the `text` columns, NaN where NULL; object when every value is NULL), read a chunk of
+    rows at a time so no Python object per row outlives its chunk: numbers become arrays, each `text`
+    column integer codes of its distinct values. `lookup` {column: names}: the column holds keys of
+    `lookup_sql`'s rows (key, then one value per name), and is replaced by those values, as text."""
+    import numpy as np
+    import pandas as pd
+
+    lookup = lookup or {}
+    cursor = store.db.conn.execute(sql, list(params))
+    names = [d[0] for d in cursor.description]
+    coded = set(text)
+    parts: dict[str, list[Any]] = {name: [] for name in names}
+    seen: dict[str, dict[Any, int]] = {name: {} for name in coded}
+    while rows := cursor.fetchmany(chunk):
+        for name, values in zip(names, zip(*rows, strict=True), strict=True):
+            if name in coded:
+                codes, distinct = pd.factorize(np.array(values, dtype=object))
+                table = seen[name]
+                remap = np.array([table.setdefault(v, len(table)) for v in distinct.tolist()] + [-1], dtype=np.int64)
+                parts[name].append(remap[codes])
+            else:
+                parts[name].append(_numbers(values))
+    columns: dict[str, Any] = {}
+    for name in names:
+        if name in coded:
+            columns[name] = _text_column(list(seen[name]), _joined(parts[name]))
+        elif name in lookup:
+            keys = _joined(parts[name])
+            columns.update(_looked_up(store, lookup_sql, keys, lookup[name], name))
+        else:
+            columns[name] = _number_column(parts[name])
+    return pd.DataFrame(columns, columns=[c for name in names for c in (name, *lookup.get(name, ())[1:])])
+
+
+def _joined(parts: list[Any]) -> Any:
+    import numpy as np
+
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def _numbers(values: tuple[Any, ...]) -> Any:
+    """One chunk of a number column: float64 (NaN for NULL), or the values as objects when any is not a number."""
+    import numpy as np
+
+    if all(v is None or type(v) in (int, float) for v in values):
+        return np.array(values, dtype=np.float64)
+    return np.array(values, dtype=object)
+
+
+def _number_column(parts: list[Any]) -> Any:
+    """A number column as pandas infers it from the rows: int64 when every value is a whole number, float64
+    when one is NULL or not whole, None objects when all are NULL (anything else: pandas infers it)."""
+    import numpy as np
+    import pandas as pd
+
+    if not parts:
+        return np.zeros(0, dtype=object)
+    if any(p.dtype == object for p in parts):
+        return pd.Series(np.concatenate([p.astype(object) for p in parts]).tolist()).array
+    values = np.concatenate(parts)
+    missing = np.isnan(values)
+    if missing.all():
+        return np.full(values.size, None, dtype=object)
+    if not missing.any() and (np.abs(values) < 2.0 ** 53).all() and (values == np.floor(values)).all():
+        return values.astype(np.int64)
+    return values
+
+
+def _text_column(distinct: list[Any], codes: Any) -> Any:
+    """A text column from its distinct values and codes (-1: NULL), typed as pandas infers it from the rows."""
+    import numpy as np
+    import pandas as pd
+
+    if not distinct:
+        return np.full(codes.size, None, dtype=object)
+    if not all(isinstance(v, str) for v in distinct):
+        return pd.Series(np.array([*distinct, None], dtype=object)[codes].tolist()).array
+    return pd.array(np.array(distinct, dtype=object), dtype="str").take(codes, allow_fill=True)
+
+
+def _looked_up(store: Store, sql: str, keys: Any, names: Sequence[str], column: str) -> dict[str, Any]:
+    """The values of `names` for each key (rows of `sql`: key, then the values), as text columns; the
+    first name takes `column`'s place."""
+    import numpy as np
+
+    rows = store.db.conn.execute(sql).fetchall()
+    ids = np.array([row[0] for row in rows], dtype=np.int64)
+    order = np.argsort(ids)
+    at = np.full(keys.size, -1, dtype=np.int64)
+    if ids.size:
+        found = order[np.minimum(np.searchsorted(ids[order], keys), ids.size - 1)]
+        at = np.where(ids[found] == keys, found, -1)
+    out = {}
+    for k, name in enumerate(names):
+        codes, distinct = _codes_of([row[1 + k] for row in rows])
+        out[column if k == 0 else name] = _text_column(distinct, np.append(codes, -1)[at])
+    return out
+
+
+def _codes_of(values: list[Any]) -> tuple[Any, list[Any]]:
+    import numpy as np
+
+    table: dict[Any, int] = {}
+    codes = np.array([-1 if v is None else table.setdefault(v, len(table)) for v in values], dtype=np.int64)
+    return codes, list(table)
 
 
 def judgment_positions(store: Store) -> pd.Series:
