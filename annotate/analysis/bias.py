@@ -209,8 +209,8 @@ def _report(kind: str, df: pd.DataFrame, rater: str | None, hit: str, counted: s
     def share(part: pd.DataFrame, who: Any) -> Proportion:
         excluded = len(part) - int(part[counted].sum())
         if clustered:
-            return Proportion.clustered(who, part[hit].to_numpy(), part[counted].to_numpy(), part[item].to_numpy(),
-                                        excluded, n_boot, seed)
+            return Proportion.clustered(who, part[hit].to_numpy(), part[counted].to_numpy(), part[item], excluded,
+                                        n_boot, seed)
         return Proportion.of(who, int(part[hit].sum()), int(part[counted].sum()), excluded)
 
     overall = share(df, None)
@@ -219,13 +219,22 @@ def _report(kind: str, df: pd.DataFrame, rater: str | None, hit: str, counted: s
         totals = df.groupby(rater, sort=True).agg(k=(hit, "sum"), n=(counted, "sum"), size=(hit, "size"))
         shared: set[Any] = set()
         if clustered:  # raters with two counted votes on one item (repeats): those need the item as unit
-            per_item = df.loc[df[counted]].groupby([rater, item]).size()
-            shared = set(per_item[per_item > 1].index.get_level_values(0))
+            shared = _repeating(df.loc[df[counted]], rater, item)
         parts = dict(tuple(df.loc[df[rater].isin(shared)].groupby(rater))) if shared else {}
         for rid, k, n, size in totals.itertuples():
             per_rater.append(share(parts[rid], rid) if rid in parts
                              else replace(Proportion.of(rid, int(k), int(n), int(size - n)), n_items=int(n)))
     return BiasReport(kind, overall, tuple(per_rater))
+
+
+def _repeating(df: pd.DataFrame, rater: str, item: str) -> set[Any]:
+    """The raters with two rows or more on one item (in integer codes of both columns)."""
+    raters, values = pd.factorize(df[rater])
+    items = pd.factorize(df[item])[0]
+    keep = (raters >= 0) & (items >= 0)  # as a groupby, a missing rater or item is no group
+    key = items[keep].astype(np.int64) * max(len(values), 1) + raters[keep]
+    repeated = np.unique(key[pd.Series(key).duplicated().to_numpy()] % max(len(values), 1))
+    return set(values.take(repeated).tolist()) if repeated.size else set()
 
 
 def position_bias(

@@ -86,8 +86,8 @@ def clustered_share(
     """The share of counted votes that are hits, with the item as the unit (see the module docstring).
 
     hit, counted: booleans per vote (a hit that is not counted is ignored); item: the item of each
-    vote (any hashable values).  n_boot: bootstrap resamples of items when items hold several
-    counted votes (0: no interval then).
+    vote (any hashable values; a Series is factorised as it is typed).  n_boot: bootstrap resamples of
+    items when items hold several counted votes (0: no interval then).
 
     >>> r = clustered_share([1, 1, 0, 1], [1, 1, 1, 1], ["a", "b", "c", "d"], n_boot=0, seed=0)
     >>> (r.k, r.n, r.unit)
@@ -95,7 +95,8 @@ def clustered_share(
     """
     counted = np.asarray(counted, dtype=bool)
     hit = np.asarray(hit, dtype=bool) & counted
-    codes = pd.factorize(pd.Series(np.asarray(item, dtype=object)[counted]))[0]
+    items = item if isinstance(item, pd.Series) else pd.Series(np.asarray(item, dtype=object))
+    codes = pd.factorize(items.iloc[np.flatnonzero(counted)])[0]  # in order of first appearance
     k_i = np.bincount(codes, hit[counted].astype(np.float64)) if codes.size else np.zeros(0)
     n_i = np.bincount(codes).astype(np.float64) if codes.size else np.zeros(0)
     return share_of_items(k_i, n_i, n_boot=n_boot, seed=seed, p0=p0)

@@ -90,16 +90,22 @@ def rest_agreement_per_vote(votes: pd.DataFrame) -> pd.Series:
     >>> rest_agreement_per_vote(v).tolist()
     [0.5, 0.5, 0.0, nan]
     """
-    firsts = votes.drop_duplicates(["item", "rater"])[["item", "rater", "label"]]
-    per_label = firsts.groupby(["item", "label"], sort=False).size()
-    per_item = firsts.groupby("item", sort=False).size()
-    keys = pd.MultiIndex.from_arrays([votes["item"], votes["label"]])
-    same = per_label.reindex(keys).fillna(0).to_numpy(float, copy=True)
-    total = per_item.reindex(votes["item"]).fillna(0).to_numpy(float)
+    items = pd.factorize(votes["item"])[0].astype(np.int64)
+    raters, rater_values = pd.factorize(votes["rater"])
+    labels, label_values = pd.factorize(votes["label"])  # -1: no label, never the same as another's
+    n_raters, n_labels = max(len(rater_values), 1), len(label_values) + 1
+    pair = items * n_raters + raters
+    _, first, which = np.unique(pair, return_index=True, return_inverse=True)  # the first vote per item and rater
+    first_item, first_label = items[first], labels[first]
+    labelled = first_label >= 0
+    per_label = np.bincount(first_item[labelled] * n_labels + first_label[labelled],
+                            minlength=(int(items.max(initial=0)) + 1) * n_labels)
+    per_item = np.bincount(first_item, minlength=int(items.max(initial=0)) + 1)
+    same = np.where(labels >= 0, per_label[items * n_labels + np.maximum(labels, 0)], 0).astype(float)
+    total = per_item[items].astype(float)
     # the vote's own rater is among the counted firsts once (their first answer on the item)
-    own_first = firsts.set_index(["item", "rater"])["label"]
-    own = own_first.reindex(pd.MultiIndex.from_arrays([votes["item"], votes["rater"]])).to_numpy(dtype=object)
-    same -= (own == votes["label"].to_numpy(dtype=object)).astype(float)
+    own = first_label[which.ravel()]
+    same -= ((own == labels) & (labels >= 0)).astype(float)
     others = total - 1.0
     out = np.full(len(votes), np.nan)
     np.divide(same, others, out=out, where=others > 0)
@@ -153,7 +159,7 @@ def competence_over_time(
     blocks, raters, whole, own = _cells(v)
     n_cells = int(max(whole.max(), own.max())) + 1
     n_answers = np.bincount(np.concatenate([whole, own]), minlength=n_cells)
-    item_codes = pd.factorize(pd.Series(v["item"].to_numpy(dtype=object)))[0]
+    item_codes = pd.factorize(v["item"])[0]
     measures = {m: _measures(v[columns[m]].to_numpy(np.float64), item_codes, whole, own, n_cells, whys[m], n_boot,
                              seed) for m in MEASURES}
     cells = []

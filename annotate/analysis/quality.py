@@ -60,9 +60,16 @@ class Share:
 
 
 def _per_item(table: pd.DataFrame) -> tuple[Any, Any]:
-    """Per-item sums ``k`` and ``n`` of a frame with columns item, k, n."""
-    sums = table.groupby("item", sort=False)[["k", "n"]].sum()
-    return sums["k"].to_numpy(), sums["n"].to_numpy()
+    """Per-item sums ``k`` and ``n`` of a frame with columns item, k, n, items in order of first appearance
+    (a missing item is left out, as a groupby leaves it)."""
+    return _sums_by(pd.factorize(table["item"])[0], table["k"].to_numpy(np.float64), table["n"].to_numpy(np.float64))
+
+
+def _sums_by(codes: np.ndarray, *values: np.ndarray) -> list[np.ndarray]:
+    """Sums of each of ``values`` per code (0, 1, ...; -1 left out)."""
+    keep = codes >= 0
+    size = int(codes.max(initial=-1)) + 1
+    return [np.bincount(codes[keep], v[keep], minlength=size) for v in values]
 
 
 def _shares_of(table: pd.DataFrame, n_boot: int, seed: int | None) -> tuple[Share, ...]:
@@ -72,7 +79,9 @@ def _shares_of(table: pd.DataFrame, n_boot: int, seed: int | None) -> tuple[Shar
         return ()
     overall = Share.of_items(None, *_per_item(table), n_boot, seed)
     per_rater = []
-    for rater, part in table.groupby("rater", sort=True):
+    coded = table.assign(item=pd.factorize(table["item"])[0])  # the items as integers, in the same order
+    coded.loc[coded["item"] < 0, "item"] = np.nan
+    for rater, part in coded.groupby("rater", sort=True):
         if part["item"].duplicated().any():
             per_rater.append(Share.of_items(rater, *_per_item(part), n_boot, seed))
         else:
@@ -124,6 +133,7 @@ def repeat_consistency(votes: pd.DataFrame, n_boot: int = 0, seed: int | None = 
     v = votes.loc[votes["label"].notna(), ["rater", "item", "label"]]
     if v.empty:
         return ()
+    v = v.loc[_repeated(v["rater"], v["item"])]  # only a rater's item seen twice or more makes a pair
     per_label = v.groupby(["rater", "item", "label"]).size()
     same = (per_label * (per_label - 1) / 2).groupby(level=["rater", "item"]).sum()
     m = v.groupby(["rater", "item"]).size()
@@ -136,6 +146,15 @@ def repeat_consistency(votes: pd.DataFrame, n_boot: int = 0, seed: int | None = 
     per_rater = table.groupby("rater", sort=True)[["k", "n"]].sum()
     rows = [Share.of(rater, int(row["k"]), int(row["n"])) for rater, row in per_rater.iterrows()]
     return (overall, *rows)
+
+
+def _repeated(raters: pd.Series, items: pd.Series) -> np.ndarray:
+    """Which rows share their (rater, item) with another row (a missing rater or item: never)."""
+    r, values = pd.factorize(raters)
+    i = pd.factorize(items)[0]
+    known = (r >= 0) & (i >= 0)
+    key = np.where(known, i.astype(np.int64) * max(len(values), 1) + r, -1 - np.arange(len(r)))
+    return pd.Series(key).duplicated(keep=False).to_numpy() & known
 
 
 @dataclass(frozen=True)
@@ -185,12 +204,16 @@ def timing(votes: pd.DataFrame, fast_ms: int = FAST_MS, n_boot: int = 0, seed: i
     if v.empty:
         return ()
 
+    codes = pd.factorize(v["item"])[0]  # the items as integers, in order of first appearance
+    v = v.assign(item=np.where(codes >= 0, codes, np.nan) if (codes < 0).any() else codes)
+
     def row(rater: Any, part: pd.DataFrame) -> Timing:
         times = part["ms"]
         fast = int((times < fast_ms).sum())
         if part["item"].duplicated().any():
-            per_item = (times < fast_ms).astype(np.float64).groupby(part["item"], sort=False).agg(["sum", "size"])
-            c = share_of_items(per_item["sum"], per_item["size"], n_boot=n_boot, seed=seed)
+            hits = (times < fast_ms).to_numpy(np.float64)
+            k_i, n_i = _sums_by(pd.factorize(part["item"])[0], hits, np.ones_like(hits))
+            c = share_of_items(k_i, n_i, n_boot=n_boot, seed=seed)
             lo, hi, unit = c.ci_low, c.ci_high, c.unit
         else:
             (lo, hi), unit = wilson_interval(fast, len(times)), "votes"

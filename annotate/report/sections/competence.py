@@ -38,7 +38,7 @@ def _dawid_skene_tables(ctx: Context, humans: pd.DataFrame, payload: dict[str, A
     from annotate.analysis.dawid_skene import dawid_skene, flag_rule
 
     labels = humans.rename(columns={"item": "unit"})[["unit", "rater", "label"]]
-    observed = set(labels["label"])
+    observed = set(labels["label"].unique().tolist())
     classes = [c for c in ctx.categories if c in observed] or sorted(observed, key=str)
     fit = dawid_skene(labels, classes=classes)
     payload["dawid_skene"] = fit.to_json()

@@ -4,11 +4,15 @@ the detail below it (the other sections' JSON), each rule and threshold stated."
 from __future__ import annotations
 
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from annotate.quality_rules import FAST_SHARE_MAX, GOLD_ACCURACY_MIN, MIN_N
 from annotate.report.context import Context, not_enough
 from annotate.text import plural
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 KEY, TITLE = "summary", "Summary"
 
@@ -350,6 +354,19 @@ def _ranking(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[st
             "their order is not settled: " + ", ".join(named) + (f" and {more} more" if more else "") + f"{split}."]
 
 
+def _class_counts(votes: pd.DataFrame, classes: dict[str, int]) -> np.ndarray:
+    """Votes per class (0, 1, 2) of every item with a vote of a known class (in integer codes, one row per item)."""
+    import numpy as np
+    import pandas as pd
+
+    codes = votes["label"].map(classes).to_numpy(np.float64)
+    items = pd.factorize(votes["item"])[0]
+    known = ~np.isnan(codes) & (items >= 0)
+    n_items = int(items.max(initial=-1)) + 1
+    counts = np.bincount(items[known] * 3 + codes[known].astype(np.int64), minlength=n_items * 3).reshape(-1, 3)
+    return counts[np.bincount(items[known], minlength=n_items) > 0]
+
+
 def _dropped(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[str]:
     from annotate.analysis.majority import DROPPED, verdicts
     from annotate.analysis.pairwise import LABEL_CLASSES
@@ -370,10 +387,7 @@ def _dropped(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[st
         parts.append(f"{plural(len(judges), 'LLM judge vote')} kept out of the headline figures "
                      "(--pool-llm pools them)")
     if ctx.pairwise and not ctx.headline.empty:
-        classes = ctx.headline["label"].map(LABEL_CLASSES)
-        counts = classes.groupby(ctx.headline["item"]).value_counts().unstack(fill_value=0)
-        counts = counts.reindex(columns=[0, 1, 2], fill_value=0)
-        tied = int((verdicts(counts.to_numpy(), ctx.majority) == DROPPED).sum())
+        tied = int((verdicts(_class_counts(ctx.headline, LABEL_CLASSES), ctx.majority) == DROPPED).sum())
         dropped["items_tied_majority"] = tied
         if tied:
             parts.append(f"{plural(tied, 'item')} without a {ctx.majority} majority among the headline votes "
