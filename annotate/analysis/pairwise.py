@@ -175,6 +175,23 @@ def type_agreement(
     0.0
     """
     v = _prepare(votes, {type_x, type_y})
+    item_codes, item_values = pd.factorize(v["item"])  # in order of first appearance, as pd.unique
+    rater_codes = pd.factorize(v["rater"])[0]
+    if (item_codes < 0).any() or (rater_codes < 0).any():  # a missing item or rater: grouped as pandas does
+        return _type_agreement_frames(v, type_x, type_y, n_boot, seed)
+    is_x = (v["rater_type"] == type_x).to_numpy()
+    is_y = is_x if type_x == type_y else (v["rater_type"] == type_y).to_numpy()
+    sums = _pair_sums_coded(item_codes, rater_codes, v["cls"].to_numpy(np.int64), is_x, is_y, len(item_values))
+    if type_x == type_y:
+        sums = sums / 2.0
+    with_pairs = (sums[:, 1] > 0)[item_codes]
+    n_raters = int(np.unique(rater_codes[with_pairs]).size)
+    return _agreement_from_item_sums(sums, n_raters, type_x, type_y, n_boot, seed)
+
+
+def _type_agreement_frames(v: pd.DataFrame, type_x: str, type_y: str, n_boot: int, seed: int | None
+                           ) -> PairAgreement:
+    """`type_agreement` by pandas groupbys (votes with a missing item or rater)."""
     cx = _class_counts(v[v["rater_type"] == type_x], ["item", "rater"])
     cy = cx if type_x == type_y else _class_counts(v[v["rater_type"] == type_y], ["item", "rater"])
     items = pd.Index(pd.unique(v["item"]), name="item")
@@ -184,6 +201,34 @@ def type_agreement(
     with_pairs = items[sums[:, 1] > 0]
     n_raters = int(v.loc[v["item"].isin(with_pairs), "rater"].nunique())
     return _agreement_from_item_sums(sums, n_raters, type_x, type_y, n_boot, seed)
+
+
+def _pair_sums_coded(items: np.ndarray, raters: np.ndarray, cls: np.ndarray, is_x: np.ndarray, is_y: np.ndarray,
+                     n_items: int) -> np.ndarray:
+    """`_pair_sums` on integer codes: votes of item ``items``, rater ``raters``, class ``cls``; ``is_x`` /
+    ``is_y``: which votes are of each side (the same array when the types are one)."""
+    n_raters = int(raters.max(initial=0)) + 1
+    key = items.astype(np.int64) * n_raters + raters
+
+    def per(side: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Class counts per item, and per (item, rater) with their keys."""
+        per_item = np.bincount(items[side] * 3 + cls[side], minlength=n_items * 3).reshape(-1, 3).astype(np.float64)
+        keys, inverse = np.unique(key[side], return_inverse=True)
+        per_rater = np.bincount(inverse.ravel() * 3 + cls[side], minlength=keys.size * 3).reshape(-1, 3)
+        return per_item, keys, per_rater.astype(np.float64)
+
+    per_x, keys_x, cx = per(is_x)
+    per_y, keys_y, cy = (per_x, keys_x, cx) if is_y is is_x else per(is_y)
+    both, at_x, at_y = np.intersect1d(keys_x, keys_y, assume_unique=True, return_indices=True)
+    sx, sy = cx[at_x], cy[at_y]
+    prod = np.column_stack([sx * sy, sx.sum(1) * sy.sum(1), sx[:, :2].sum(1) * sy[:, :2].sum(1)])
+    owner = both // n_raters
+    self_pairs = np.column_stack([np.bincount(owner, prod[:, c], minlength=n_items) for c in range(5)])
+    agree_all = (per_x * per_y).sum(1) - self_pairs[:, :3].sum(1)
+    pairs_all = per_x.sum(1) * per_y.sum(1) - self_pairs[:, 3]
+    agree_nt = (per_x[:, :2] * per_y[:, :2]).sum(1) - self_pairs[:, :2].sum(1)
+    pairs_nt = per_x[:, :2].sum(1) * per_y[:, :2].sum(1) - self_pairs[:, 4]
+    return np.column_stack([agree_all, pairs_all, agree_nt, pairs_nt])
 
 
 def _majority(counts: pd.DataFrame, items: pd.Index, rule: str) -> np.ndarray:
