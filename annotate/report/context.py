@@ -170,7 +170,7 @@ def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tup
     excluded["unknown_labels"] = int((~known).sum())
     votes = votes.loc[known].assign(value=values[known])
     votes["label"] = _label_column(primary, votes["value"])
-    votes["gold"] = votes["gold"].map(lambda g: _gold(primary, g))
+    votes["gold"] = _map_with_missing(votes["gold"], lambda g: _gold(primary, g))
     if primary.shape == "ranking":  # the ranking over display positions, as the screen showed it
         judged = (votes["source"] == "judgment") & votes["display_order"].notna()
         votes.loc[judged, "label_side"] = [
@@ -209,6 +209,25 @@ def _map(values: pd.Series, fn: Callable[[Any], Any]) -> pd.Series:
     return mapped.take(codes).set_axis(values.index).rename(values.name)
 
 
+def _map_with_missing(values: pd.Series, fn: Callable[[Any], Any]) -> pd.Series:
+    """`_map` of text that may be missing (or is all missing): ``fn`` once per distinct text, and once for the
+    missing value when there is one."""
+    import numpy as np
+    import pandas as pd
+
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    if len(values) == 0 or kind not in ("string", "empty"):
+        return values.map(fn)
+    codes, distinct = pd.factorize(values)
+    missing = codes < 0
+    if not missing.any():
+        return _map(values, fn)
+    first = int(np.flatnonzero(missing)[0])
+    mapped = pd.concat([pd.Series(distinct, dtype=values.dtype), values.iloc[[first]].reset_index(drop=True)],
+                       ignore_index=True).map(fn)
+    return mapped.take(np.where(missing, len(distinct), codes)).set_axis(values.index).rename(values.name)
+
+
 def _gold(question: Question, gold: object) -> object:
     """An item's gold (or adjudicated) label in the form of `label` (None when it is none)."""
     if gold is None or (isinstance(gold, float) and gold != gold):
@@ -222,7 +241,24 @@ def _gold(question: Question, gold: object) -> object:
 
 
 def unique_votes(votes: pd.DataFrame) -> pd.DataFrame:
+    """One vote per (item, rater), attention checks out: the first of purpose main, else the first of
+    another purpose; in the votes' order."""
+    import numpy as np
+    import pandas as pd
+
     v = votes.loc[votes["purpose"] != "attention"]
+    if not v.index.is_monotonic_increasing:
+        return _unique_votes_sorted(v)
+    items = pd.factorize(v["item"], use_na_sentinel=False)[0].astype(np.int64)
+    raters, rater_values = pd.factorize(v["rater"], use_na_sentinel=False)
+    key = items * max(len(rater_values), 1) + raters
+    later = (v["purpose"] != "main").to_numpy()
+    order = np.lexsort((np.arange(len(v)), later, key))  # per (item, rater): main first, then in order
+    first = order[np.r_[True, key[order][1:] != key[order][:-1]]] if len(v) else order
+    return v.iloc[np.sort(first)]
+
+
+def _unique_votes_sorted(v: pd.DataFrame) -> pd.DataFrame:
     order = (v["purpose"] != "main").astype(int)
     v = v.assign(_order=order).sort_values(["_order"], kind="stable")
     return v.drop_duplicates(["item", "rater"], keep="first").drop(columns="_order").sort_index()

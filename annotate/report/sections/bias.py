@@ -26,6 +26,8 @@ _BIAS_COLUMNS = (
     Column("items", "int"), Column("excluded", "int"),
 )
 
+_BIAS_VOTE_COLUMNS = ("item", "rater", "cohort", "source", "label", "label_side", "shown_first", "len_a", "len_b")
+
 UNIT_NOTE = (
     "Intervals: Wilson where each item holds one counted vote (votes are the items); where several votes share "
     "an item (the pooled rows, a rater's repeats) a 95 % percentile bootstrap over items ({n_boot} resamples of "
@@ -76,7 +78,8 @@ def bias_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
     if not ctx.pairwise:
         notes = ("Position and length bias apply to pairwise sessions only.",)
         return Section("biases", "Biases", (empty_table,) if empty_table else (), notes), payload
-    judged = ctx.votes.loc[ctx.votes["source"] == "judgment"]
+    votes = ctx.votes[list(_BIAS_VOTE_COLUMNS)]  # the columns the biases read: filters copy only these
+    judged = votes.loc[votes["source"] == "judgment"]
     unit = UNIT_NOTE.format(n_boot=ctx.n_boot, seed=ctx.seed)
     tables = []
     payload["position"], rows, more = _bias(ctx, position_bias, judged, "no non-tie judgment with a side")
@@ -86,7 +89,7 @@ def bias_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
          "when sides are randomised; exact two-sided binomial test against one half (Zheng et al. 2023, section "
          "3.3). The session's own judgments only; imported votes whose display order is known are in the next "
          "table.", unit)))
-    ordered = ctx.votes.loc[(ctx.votes["source"] != "judgment") & ctx.votes["shown_first"].isin(["A", "B"])]
+    ordered = votes.loc[(votes["source"] != "judgment") & votes["shown_first"].isin(["A", "B"])]
     if len(ordered):
         payload["first_shown"], rows, more = _bias(ctx, first_shown_bias, ordered, "no non-tie vote of known order")
         n_unknown = int((ctx.votes["source"] != "judgment").sum()) - len(ordered)
@@ -98,7 +101,7 @@ def bias_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
              "position bias when the order is randomised; a judge always shown the same slot first mixes position "
              "with a preference for that slot. Exact two-sided binomial test against one half."
              + (f" {plural(n_unknown, 'imported vote')} of unknown order left out." if n_unknown else ""), unit)))
-    payload["length"], rows, more = _bias(ctx, length_bias, ctx.votes, "no non-tie vote on responses of unequal length")
+    payload["length"], rows, more = _bias(ctx, length_bias, votes, "no non-tie vote on responses of unequal length")
     tables.append(_table(
         "bias_length", "Length bias: share of non-tie votes for the longer response", rows, more,
         ("share = votes for the longer response (characters) among non-tie votes on responses of unequal length "

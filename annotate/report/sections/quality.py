@@ -59,16 +59,17 @@ def _json(pooled: list[tuple[str, Any]], per: Sequence[Any], ctx: Context) -> li
 def quality_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
     from annotate.analysis.quality import FAST_MS, attention_pass_rate, gold_accuracy, repeat_consistency, timing
 
-    votes = ctx.votes
+    every = ctx.votes[["item", "rater", "cohort", "source", "label", "gold", "purpose", "active_ms", "submit_ms"]]
+    votes = every  # the columns the measures read: filters copy only these
     if ctx.spec.kind == "rubric":
         votes = votes.iloc[:0]
     judged = votes.loc[votes["source"] == "judgment"]
-    cohort_of = ctx.votes.drop_duplicates("rater").set_index("rater")["cohort"].to_dict()
+    cohort_of = every.drop_duplicates("rater").set_index("rater")["cohort"].to_dict()
     boot = {"n_boot": ctx.n_boot, "seed": ctx.seed}
     gold = _pooled(ctx, lambda v: gold_accuracy(v, **boot), votes)
     attention = _pooled(ctx, lambda v: attention_pass_rate(v, **boot), votes)
     repeats = _pooled(ctx, lambda v: repeat_consistency(v, **boot), judged)
-    times = timing(ctx.votes.loc[ctx.votes["source"] == "judgment"], **boot)
+    times = timing(every.loc[every["source"] == "judgment"], **boot)
     payload = {
         "gold": _json(*gold, ctx), "attention": _json(*attention, ctx), "repeats": _json(*repeats, ctx),
         "timing": [t.to_json() for t in times], "fast_threshold_ms": FAST_MS,
