@@ -78,3 +78,21 @@ def test_coded_frame_types_its_columns_as_the_plain_frame_does(store: Store) -> 
     assert str(coded["whole"].dtype) == "int64" and str(coded["gaps"].dtype) == "float64"
     empty = coded_frame(store, sql + " LIMIT 0", text=("word",))
     pd.testing.assert_frame_equal(empty, store.frame(sql + " LIMIT 0"))
+
+
+def test_has_experiment_needs_a_current_counted_judgment_under_a_condition(store: Store) -> None:
+    """A condition counts only on an assignment of a counted purpose with a current judgment that is no skip."""
+    from annotate.store.suggestion_frames import has_experiment
+
+    store.add_items([make_item("i1"), make_item("i2"), make_item("i3")])
+    plain, skipped, attention, shown = store.add_assignments([
+        Assignment(0, "alice", "i1", 0), Assignment(0, "alice", "i2", 1, condition="always"),
+        Assignment(0, "alice", "i3", 2, condition="always", purpose="attention"),
+        Assignment(0, "bob", "i1", 0, condition="always"),
+    ])
+    store.submit(Judgment(plain.id, "A", T))
+    store.submit(Judgment(skipped.id, None, T, skip_reason="unsure"))
+    store.submit(Judgment(attention.id, "A", T))
+    assert not has_experiment(store)
+    store.submit(Judgment(shown.id, "B", T))
+    assert has_experiment(store)

@@ -75,14 +75,16 @@ def has_experiment(store: Store, purposes: tuple[str, ...] = ("main", "gold")) -
     """Whether `anchoring_frame` would have a judgment shown with a suggestion or under a condition
     other than ``none`` (one indexed probe, so a session without an experiment never builds the frame)."""
     marks = ",".join("?" * len(purposes))
-    row = store.db.execute(
-        "SELECT 1 FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
-        " LEFT JOIN suggestions s ON s.id = a.suggestion_id"
-        f" WHERE j.superseded_by IS NULL AND j.skip_reason IS NULL AND a.purpose IN ({marks})"
-        " AND (s.label IS NOT NULL OR (a.condition IS NOT NULL AND a.condition != 'none')) LIMIT 1",
-        list(purposes),
+    judged = ("EXISTS (SELECT 1 FROM judgments j WHERE j.assignment_id = a.id AND j.superseded_by IS NULL"
+              " AND j.skip_reason IS NULL)")
+    row = store.db.execute(  # the assignments first (few carry a suggestion or a condition), then their judgments
+        "SELECT EXISTS (SELECT 1 FROM assignments a JOIN suggestions s ON s.id = a.suggestion_id"
+        f" WHERE a.suggestion_id IS NOT NULL AND s.label IS NOT NULL AND a.purpose IN ({marks}) AND {judged})"
+        " OR EXISTS (SELECT 1 FROM assignments a WHERE a.condition IS NOT NULL AND a.condition != 'none'"
+        f" AND a.purpose IN ({marks}) AND {judged})",
+        [*purposes, *purposes],
     ).fetchone()
-    return row is not None
+    return bool(row[0])
 
 
 def suggestion_reveals(store: Store) -> dict[int, int]:
