@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from annotate.design import PREFERENCES, Question
@@ -62,6 +63,18 @@ class Context:
     """How the primary question's answers collapse to the preference in `label` (empty: they are one)."""
     style_intervals: str = "auto"
     """How the style-controlled ranking's intervals are made (`annotate.analysis.style_control.INTERVAL_METHODS`)."""
+
+    @cached_property
+    def item_codes(self) -> pd.Series:
+        """`votes`' items as integers in order of first appearance (on the votes' index): a section that only
+        groups by item (no item id in its output) groups these instead of the texts."""
+        import pandas as pd
+
+        return pd.Series(pd.factorize(self.votes["item"])[0], index=self.votes.index)
+
+    def coded(self, columns: list[str]) -> pd.DataFrame:
+        """`votes`' ``columns`` with `item_codes` for the item (filters of it copy only these)."""
+        return self.votes[columns].assign(item=self.item_codes)
 
     @property
     def pairwise(self) -> bool:

@@ -78,7 +78,7 @@ def bias_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
     if not ctx.pairwise:
         notes = ("Position and length bias apply to pairwise sessions only.",)
         return Section("biases", "Biases", (empty_table,) if empty_table else (), notes), payload
-    votes = ctx.votes[list(_BIAS_VOTE_COLUMNS)]  # the columns the biases read: filters copy only these
+    votes = ctx.coded(list(_BIAS_VOTE_COLUMNS))  # the columns the biases read, items as integers
     judged = votes.loc[votes["source"] == "judgment"]
     unit = UNIT_NOTE.format(n_boot=ctx.n_boot, seed=ctx.seed)
     tables = []

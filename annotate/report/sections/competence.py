@@ -143,8 +143,8 @@ def competence_section(ctx: Context, store: Store) -> tuple[Section, dict[str, A
     if not tables:
         reason = (payload["dawid_skene"] or {}).get("reason") or "not enough data (n = 0 items: no human vote)"
         notes.append(f"Dawid-Skene: {reason}.")
-    votes = ctx.votes[["judgment_id", "item", "rater", "cohort", "source", "label", "gold", "purpose", "active_ms",
-                       "submit_ms"]]  # what the measures read: the filter copies only these
+    votes = ctx.coded(["judgment_id", "item", "rater", "cohort", "source", "label", "gold", "purpose", "active_ms",
+                       "submit_ms"])  # what the measures read, items as integers: the filter copies only these
     judged = votes.loc[(votes["source"] == "judgment") & ~votes["cohort"].isin(LLM_COHORTS)]
     judged = judged.assign(position=judged["judgment_id"].map(judgment_positions(store)))
     block = block_size(judged["position"])

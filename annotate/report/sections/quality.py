@@ -59,8 +59,8 @@ def _json(pooled: list[tuple[str, Any]], per: Sequence[Any], ctx: Context) -> li
 def quality_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
     from annotate.analysis.quality import FAST_MS, attention_pass_rate, gold_accuracy, repeat_consistency, timing
 
-    every = ctx.votes[["item", "rater", "cohort", "source", "label", "gold", "purpose", "active_ms", "submit_ms"]]
-    votes = every  # the columns the measures read: filters copy only these
+    every = ctx.coded(["item", "rater", "cohort", "source", "label", "gold", "purpose", "active_ms", "submit_ms"])
+    votes = every  # the columns the measures read, items as integers: filters copy only these
     if ctx.spec.kind == "rubric":
         votes = votes.iloc[:0]
     judged = votes.loc[votes["source"] == "judgment"]
