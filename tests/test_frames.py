@@ -96,3 +96,13 @@ def test_has_experiment_needs_a_current_counted_judgment_under_a_condition(store
     assert not has_experiment(store)
     store.submit(Judgment(shown.id, "B", T))
     assert has_experiment(store)
+
+
+def test_unique_votes_keep_a_raters_main_vote_before_an_earlier_repeat() -> None:
+    import pandas as pd
+
+    from annotate.report.context import unique_votes
+
+    votes = pd.DataFrame({"item": ["i1", "i1", "i2", "i1", "i2"], "rater": ["a", "a", "a", "b", "a"],
+                          "purpose": ["repeat", "main", "attention", "main", "gold"], "n": [0, 1, 2, 3, 4]})
+    assert unique_votes(votes)["n"].tolist() == [1, 3, 4]

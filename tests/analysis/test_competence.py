@@ -115,3 +115,11 @@ def test_a_cell_of_thousands_of_items_is_resampled_by_pattern(monkeypatch) -> No
     assert got.share[0] == k.sum() / n.sum() and got.n_units[0] == m
     width = expected.ci_high - expected.ci_low
     assert abs(got.ci_low[0] - expected.ci_low) < 0.15 * width and abs(got.ci_high[0] - expected.ci_high) < 0.15 * width
+
+
+def test_rest_agreement_counts_each_other_raters_first_vote_once() -> None:
+    """A rater's repeat on an item counts against the others' first votes, never against their repeats."""
+    votes = pd.DataFrame({"item": ["i", "i", "i", "i"], "rater": ["x", "y", "y", "z"],
+                          "label": ["A", "B", "A", "A"]})
+    # x: others' firsts are y's B and z's A; y's repeat (A) is y's own: against x's A and z's A
+    assert rest_agreement_per_vote(votes).tolist() == [0.5, 0.0, 1.0, 0.5]
