@@ -144,30 +144,78 @@ def app_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def cpu_ms(pid: int) -> tuple[float, float]:
+    """(the main thread's, the whole process's) CPU time so far in ms, from the scheduler's own
+    nanosecond counters (/proc/PID/task/TID/schedstat): a figure the host's load does not inflate."""
+    main = total = 0.0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            ns = int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue  # a thread that just ended
+        total += ns / 1e6
+        if task.name == str(pid):
+            main = ns / 1e6
+    return main, total
+
+
+def end_app(pid: int, wait_s: float = 15.0) -> None:
+    """Wait for the app to finish its queued writes and exit (tmux is gone); end it if it does not,
+    so that no run leaves a process behind on the host."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        if not Path(f"/proc/{pid}").exists():
+            return
+        time.sleep(0.1)
+    print(f"  (the app, pid {pid}, was still running {wait_s:.0f} s after its terminal closed: ended)")
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, 15)
+
+
 def measure(folder: Path, chars: int, n: int, pace: str) -> dict[str, float | list[float]]:
+    """Launch, key-to-screen latencies, and per item: CPU (main thread and process) from Enter to the
+    next item seen, and (annotator pace) the bytes the app wrote to the terminal for `1`, Enter and
+    the next item (tmux pipe-pane)."""
     markers = (folder / "order.txt").read_text().split("\n")
     term = Tmux()
+    output = folder / f"pane-{pace}.out"
+    pid = 0
     try:
         started = time.monotonic()
         pid = term.open("app", command(), folder)
+        term.run("pipe-pane", "-t", "app", f"cat >> '{output}'")
         shown = term.wait_for("app", markers[0])
         launch = shown - started
         term.keys("app", "g")  # the guideline opens beside the panes on a first item: close it
         time.sleep(0.5)
-        latencies = []
+        latencies: list[float] = []
+        main_cpu: list[float] = []
+        process_cpu: list[float] = []
+        written: list[float] = []
         for k in range(1, min(n, len(markers))):
             if pace == "annotator":
                 time.sleep(0.5)
+            bytes_before = output.stat().st_size if output.exists() else 0
             term.keys("app", "1")
+            main_before, total_before = cpu_ms(pid)
             sent = time.monotonic()
             term.keys("app", "Enter")
             latencies.append((term.wait_for("app", markers[k]) - sent) * 1000)
+            main_after, total_after = cpu_ms(pid)
+            main_cpu.append(main_after - main_before)
+            process_cpu.append(total_after - total_before)
+            if pace == "annotator":
+                time.sleep(0.2)  # let the item's output reach the file (not the read-ahead's: nothing painted)
+                written.append((output.stat().st_size - bytes_before) / 1024)
         rss = app_rss_mb(pid)
         term.keys("app", "q")
         time.sleep(0.5)
     finally:
         term.close()
-    return {"launch_ms": launch * 1000, "latencies": latencies, "rss_mb": rss}
+        if pid:
+            end_app(pid)
+    return {"launch_ms": launch * 1000, "latencies": latencies, "rss_mb": rss, "main_cpu": main_cpu,
+            "process_cpu": process_cpu, "written_kib": written}
 
 
 def tmux_baseline(rounds: int = 40) -> list[float]:
@@ -217,6 +265,10 @@ def main() -> None:
                     got = measure(folder, chars, args.items, pace)
                     results[(chars, pace)] = got
                     print(line(f"key_to_screen_{chars}_{pace}", got["latencies"]))  # type: ignore[arg-type]
+                    print(line("  CPU main thread, key -> seen", got["main_cpu"]))  # type: ignore[arg-type]
+                    print(line("  CPU process, key -> seen", got["process_cpu"]))  # type: ignore[arg-type]
+                    if got["written_kib"]:
+                        print(line("  KiB written to the terminal/item", got["written_kib"]).replace(" ms", "   "))  # type: ignore[arg-type]
                     print(f"  {'launch_to_first_item_' + str(chars) + '_' + pace:<34} {got['launch_ms']:7.1f} ms"
                           f"   app peak RSS {got['rss_mb']:.0f} MB")
                     # the next pace starts a new sitting on the same session: resume at the first unanswered
@@ -230,6 +282,7 @@ def main() -> None:
     if (50000, "rapid") in results:
         p95 = percentile(results[(50000, "rapid")]["latencies"], 95)  # type: ignore[arg-type]
         print(f"target p95 <= 100 ms at 50k rapid: {'met' if p95 <= 100 else 'MISSED'} ({p95:.1f} ms)")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
     launches = [r["launch_ms"] for r in results.values()]
     print(f"target launch <= 0.7 s: {'met' if max(launches) <= 700 else 'MISSED'}"  # type: ignore[type-var]
           f" (max {max(launches):.0f} ms)")  # type: ignore[type-var]
