@@ -31,6 +31,7 @@ from textual.widgets import Input
 from annotate.model import Assignment, Event, Item, Judgment
 from annotate.store.store import utc_now
 from annotate.timing import ItemClock
+from annotate.tui.compositor import SpanCompositor
 from annotate.tui.content import prompt_doc
 from annotate.tui.render import Doc
 from annotate.tui.screens.item_ahead import ReadAhead
@@ -151,6 +152,7 @@ class ItemScreen(SpanMarking, AnswerKeys, Navigation, Flagging, EarlierTurns, Pa
 
     def __init__(self, start_index: int, open_guideline: bool = False) -> None:
         super().__init__()
+        self._compositor = SpanCompositor()  # a new item's frames draw only what they write (compositor.py)
         self.index = start_index
         """Queue index of the item on screen."""
         self.open_guideline_on_start = open_guideline
