@@ -39,6 +39,10 @@ def read_label(store: Store, suggestion_id: int) -> str | None:
         return None
 
 
+Warm = Callable[[DocLines], None]
+"""Work on a document's lines once rendered ahead (on the render thread)."""
+
+
 class Prefetcher:
     """Items (and suggestion labels) read ahead on the store thread; documents rendered on a render
     thread, a part at a time (`render.DocLines`).
@@ -60,6 +64,9 @@ class Prefetcher:
         """Documents handed out to views and not complete, most recent last."""
         self._ahead: deque[tuple[Doc, int]] = deque(maxlen=AHEAD_MAX)
         """(document, width) to render ahead, oldest first."""
+        self._warm: dict[tuple[Doc, int], Warm] = {}
+        """(document, width) -> what the view that will show it does with its lines once they are
+        rendered ahead (frames its first rows: widgets/doc_view.py `warmer`), on the render thread."""
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._hold_until = 0.0
@@ -95,17 +102,25 @@ class Prefetcher:
 
     # -- rendering -------------------------------------------------------------------------------
 
-    def prefetch(self, item_id: str, docs: Callable[[Item], Iterable[tuple[Doc, int]]]) -> None:
-        """Read the item and render `docs(item)` (doc, width pairs) into the cache, in the background."""
+    def prefetch(self, item_id: str, docs: Callable[[Item], Iterable[tuple[Doc, int] | tuple[Doc, int, Warm | None]]]
+                 ) -> None:
+        """Read the item and render `docs(item)` (doc, width pairs, or triples with what to do with
+        the rendered lines, on the render thread) into the cache, in the background."""
 
         def render(item_future: Future[Item]) -> None:
             if item_future.exception() is not None:
                 return
             wanted = list(docs(item_future.result()))
             with self._lock:
-                for entry in wanted:
+                for doc, width, *then in wanted:
+                    entry = (doc, width)
+                    if then and then[0] is not None:
+                        self._warm[entry] = then[0]
                     if entry not in self._ahead:
                         self._ahead.append(entry)
+                if len(self._warm) > 2 * AHEAD_MAX:
+                    for entry in [e for e in self._warm if e not in self._ahead]:
+                        del self._warm[entry]
                 self._start()
 
         self.item(item_id).add_done_callback(render)
@@ -184,6 +199,9 @@ class Prefetcher:
                     with self._lock:
                         if self._ahead and self._ahead[0] == job:
                             self._ahead.popleft()
+                        warm = self._warm.pop(job, None)
+                    if warm is not None:
+                        warm(lines)
             except Exception:  # a document that cannot be rendered ahead is rendered (and fails) on screen
                 with self._lock:
                     if job in self._shown:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.cells import cell_len
 from textual._compositor import ChopsUpdate, LayoutUpdate
+from textual.geometry import Region
 from textual.strip import Strip
 
 from annotate.tui import make_app
@@ -159,3 +160,39 @@ def test_the_pieces_needed_are_those_a_span_touches() -> None:
     cuts = [[0, 10, 20, 30], [0, 30]]
     assert _needed_cuts(cuts, [(0, 12, 15), (1, 0, 30)]) == {0: [10], 1: [0]}
     assert _needed_cuts(cuts, [(0, 5, 25)]) == {0: [0, 10, 20]}
+
+
+async def test_the_next_items_rows_are_framed_and_cut_ahead_of_the_key(tmp_path: Path) -> None:
+    """The render thread frames the first screenful of the next item's documents (doc_view.py
+    `warmer`): the rows the panes paint for it are the ones built then, cut where the compositor
+    cuts them and with their terminal text made, and they show the next item in full."""
+    items = [pairwise_item(i, long_answer(i, "Left"), long_answer(i, "Right")) for i in range(4)]
+    spec, store = make_session(tmp_path, items=items)
+    app = make_app(spec, store, "ann", open_guideline=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        await pilot.press("1")
+        while not app.settled():
+            await pilot.pause(0.01)
+        screen = app.screen
+        panes = {pane.id: pane for pane in screen.response_panes()}
+        ahead = {pane_id: {key: row for key, (_line, row) in pane._frame.rows.items()}
+                 for pane_id, pane in panes.items()}
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.index == 1
+        for pane_id, pane in panes.items():
+            frame = pane._frame
+            width = pane.outer_size.width
+            shown = pane.scrollable_content_region.height
+            rows = pane.render_lines(Region(0, frame.top, width, shown))
+            for y, row in enumerate(rows):
+                line = pane._lines[y]
+                assert ahead[pane_id].get(id(line)) is row, f"{pane_id} row {y} was framed on the key path"
+                assert line.text.rstrip() in row.text
+            text = "\n".join(row.text for row in rows)
+            side = "Left" if "Left answer 1" in text else "Right"
+            assert f"{side} answer 1 begins here." in text
+            cuts = pane._row_cuts(frame)
+            assert cuts and all(piece._render_cache is not None for piece in rows[0].divide(cuts))
+    store.close()

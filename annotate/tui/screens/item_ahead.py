@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from annotate.model import Assignment, Item
 from annotate.store.store import utc_now
 from annotate.tui.content import prompt_doc
+from annotate.tui.queue import Warm
 from annotate.tui.render import Doc
 from annotate.tui.widgets.doc_view import DocView
 
@@ -86,13 +87,16 @@ class ReadAhead(_Base):
                 lambda item, a=assignment, w=widths: self._docs_at(item, a, w),
             )
 
-    def _widths(self) -> dict[str, int]:
+    def _widths(self) -> dict[str, tuple[int, Warm | None]]:
+        """Pane id -> (the width it renders at, what the render thread does with a document it will
+        show: frames its first rows)."""
         views = [self.query_one("#prompt", DocView), *self.response_panes()]
-        return {view.id or "": view.render_width for view in views}
+        return {view.id or "": (view.render_width, view.warmer()) for view in views}
 
-    def _docs_at(self, item: Item, assignment: Assignment, widths: dict[str, int]) -> Iterable[tuple[Doc, int]]:
+    def _docs_at(self, item: Item, assignment: Assignment, widths: dict[str, tuple[int, Warm | None]]
+                 ) -> Iterable[tuple[Doc, int, Warm | None]]:
         """Documents to render ahead, at the widths their panes had; runs off the UI thread."""
         for pane_id, doc in [("prompt", prompt_doc(item, self.show_earlier)), *self.docs_for(item, assignment)]:
-            width = widths.get(pane_id, 0)
+            width, warm = widths.get(pane_id, (0, None))
             if width > 0:
-                yield doc, width
+                yield doc, width, warm

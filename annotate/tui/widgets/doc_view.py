@@ -24,7 +24,7 @@ from textual.strip import Strip
 
 from annotate.safe_text import sanitize
 from annotate.tui.render import Doc, DocLines, whole_lines
-from annotate.tui.widgets.framed_rows import Frame, frame_key, framed_lines, make_frame, plain_styles
+from annotate.tui.widgets.framed_rows import Frame, frame_key, frame_row, framed_lines, make_frame, plain_styles
 from annotate.tui.widgets.line_scrollbar import LineScrollBar
 
 LinesFor = Callable[[Doc, int], DocLines]
@@ -226,6 +226,52 @@ class DocView(ScrollView, can_focus=False):
             self._prepare(round(self.scroll_y))
             if unmeasured and self.complete:
                 self.post_message(self.Measured(self))
+
+    def warmer(self) -> Callable[[DocLines], None] | None:
+        """What the render thread does with a document read ahead for this view, or None: frame the
+        rows of its first screenful as this view paints them (`frame_row`), cut them where the
+        compositor cuts this view's rows and turn the pieces into terminal text, all cached on the
+        strips, so that showing it paints, cuts and writes from those caches. Taken on the UI
+        thread; a view whose look, place or edges changed by then simply misses the caches."""
+        frame = self._frame
+        if (frame is None or not self.is_mounted or not plain_styles(self) or frame.key != frame_key(self)
+                or type(self).render_line is not DocView.render_line):
+            return None
+        filters = tuple(self.get_line_filters())
+        width = self.scrollable_content_region.width
+        rows = self._rows() + MARGIN_LINES
+        cuts = self._row_cuts(frame)
+        console = self.app.console
+
+        def warm(lines: DocLines) -> None:
+            for line in lines.lines[:rows]:
+                if line.cell_length != width:
+                    continue  # painted through crop_extend: a new strip every time
+                row = frame_row(frame, line, filters)
+                for piece in row.divide(cuts) if cuts else (row,):
+                    piece.render(console)
+
+        return warm
+
+    def _row_cuts(self, frame: Frame) -> list[int] | None:
+        """Where the compositor cuts this view's content rows (relative to its left edge) when it
+        draws them whole; None if unknown (not laid out yet) or not the same on every row."""
+        try:
+            compositor = self.screen._compositor
+            region, clip = compositor.visible_widgets[self]
+            cuts = compositor.cuts
+        except (KeyError, AttributeError):
+            return None
+        area = region.intersection(clip)
+        x1, x2 = area.column_span
+        found: list[int] | None = None
+        for y in range(max(area.y, region.y + frame.top), min(area.bottom, region.bottom - frame.bottom)):
+            mine = [cut - x1 for cut in cuts[y] if x1 <= cut <= x2][1:]
+            if found is None:
+                found = mine
+            elif mine != found:
+                return None
+        return found
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return max(1, self.virtual_size.height)

@@ -12,11 +12,13 @@ tests/tui/test_framed_rows.py checks the rows are identical to Textual's in ever
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.style import Style as RichStyle
 from textual.color import Color
+from textual.filter import LineFilter
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.style import Style
@@ -46,6 +48,35 @@ class Frame:
     borders: dict[tuple[int, object], Strip]
     """Border rows Textual drew, by (row, the title or subtitle on it): a ranking's titles change
     with the order, the rest of the frame does not."""
+    rows: OrderedDict[int, tuple[Strip, Strip]] = field(default_factory=OrderedDict)
+    """id(content line) -> (that line, its framed row), the newest last: the same framed row (and
+    so the compositor's cuts and terminal text cached on it) each time a line is painted, and the
+    render thread frames the first rows of documents read ahead (`frame_row`)."""
+
+
+ROWS_KEPT = 4096
+"""Framed rows kept per frame (a few screenfuls of the documents on screen and ahead)."""
+
+
+def frame_row(frame: Frame, line: Strip, filters: tuple[LineFilter, ...] | list[LineFilter]) -> Strip:
+    """`line` (a content line) padded to the content width, filtered and joined to the frame's
+    edges; the same Strip object for the same line. Safe on the render thread: the cache's single
+    operations are atomic, and two threads framing one line build equal rows."""
+    cached = frame.rows.get(id(line))
+    if cached is not None and cached[0] is line:
+        return cached[1]
+    row = line.adjust_cell_length(frame.content[0], frame.fill)
+    for line_filter in filters:
+        row = row.apply_filter(line_filter, frame.background)
+    row = Strip.join([frame.left, row, frame.right])
+    rows = frame.rows
+    rows[id(line)] = (line, row)
+    while len(rows) > ROWS_KEPT:
+        try:
+            rows.popitem(last=False)
+        except KeyError:  # emptied by the other thread meanwhile
+            break
+    return row
 
 
 def plain_styles(widget: Widget) -> bool:
@@ -113,9 +144,9 @@ def framed_lines(widget: Widget, crop: Region, frame: Frame, content_line: Calla
             continue
         content_y = y - frame.top
         if content_y < content_height:
-            line = content_line(content_y).adjust_cell_length(content_width, frame.fill)
-        else:
-            line = Strip.blank(content_width, frame.fill)
+            strips.append(frame_row(frame, content_line(content_y), filters))
+            continue
+        line = Strip.blank(content_width, frame.fill)
         for line_filter in filters:
             line = line.apply_filter(line_filter, frame.background)
         strips.append(Strip.join([frame.left, line, frame.right]))
