@@ -49,10 +49,12 @@ from annotate.tui.screens.item import ItemScreen
 from annotate.tui.terminal_driver import TerminalDriverChoice
 
 __all__ = [
-    "BREAK_RESET_NS", "DESIGN_CHECK_S", "DESIGN_KEYS", "FULL_GC_EVERY_NS", "FULL_GC_IDLE_NS", "AnnotateApp",
-    "make_app", "no_queue", "no_queue_message", "run_app", "run_in_sitting", "session_guideline",
+    "BREAK_RESET_NS", "DESIGN_CHECK_S", "DESIGN_KEYS", "FULL_GC_EVERY_NS", "FULL_GC_IDLE_NS", "WRITE_HOLD_S",
+    "AnnotateApp", "make_app", "no_queue", "no_queue_message", "run_app", "run_in_sitting", "session_guideline",
 ]
 
+WRITE_HOLD_S = 0.2
+"""A submit's write starts once the next item is painted, or at the latest this long after the key."""
 DESIGN_CHECK_S = 5.0
 """How often the app looks whether the lead planned the session again (the queue then reloads)."""
 DESIGN_KEYS = ("plan_hash", "experiment_hash")
@@ -229,6 +231,7 @@ class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, A
         """
         self.queue.set_answer(judgment)
         sitting_id = self.sitting.id if self.sitting is not None else None
+        self.runner.hold(WRITE_HOLD_S)  # until the next item is painted (item_painted releases it)
         future = self.runner.call(
             partial(self.store.submit, judgment, list(events), shown=assignment, sitting_id=sitting_id,
                     taxonomy=self.taxonomy)

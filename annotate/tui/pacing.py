@@ -33,6 +33,7 @@ class IdleCollectionMixin:
     _last_full_gc: int
 
     def item_painted(self, now_ns: int) -> None:
+        self.runner.release()  # the write held since the key (app.write_judgment) starts now
         self._gc_due = True
         for hook in self.painted_hooks:
             hook(now_ns)
