@@ -283,6 +283,8 @@ def main() -> None:
         p95 = percentile(results[(50000, "rapid")]["latencies"], 95)  # type: ignore[arg-type]
         print(f"target p95 <= 100 ms at 50k rapid: {'met' if p95 <= 100 else 'MISSED'} ({p95:.1f} ms)")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print("note: PYTHONDONTWRITEBYTECODE is set: unless annotate's .pyc files exist, every launch compiles it")
     launches = [r["launch_ms"] for r in results.values()]
     print(f"target launch <= 0.7 s: {'met' if max(launches) <= 700 else 'MISSED'}"  # type: ignore[type-var]
           f" (max {max(launches):.0f} ms)")  # type: ignore[type-var]
