@@ -54,7 +54,7 @@ class Frame:
     render thread frames the first rows of documents read ahead (`frame_row`)."""
 
 
-ROWS_KEPT = 4096
+ROWS_KEPT = 1024
 """Framed rows kept per frame (a few screenfuls of the documents on screen and ahead)."""
 
 
