@@ -247,7 +247,7 @@ class DocView(ScrollView, can_focus=False):
             for line in lines.lines[:rows]:
                 if line.cell_length != width:
                     continue  # painted through crop_extend: a new strip every time
-                row = frame_row(frame, line, filters)
+                row = frame_row(frame, line, filters, keep=True)
                 for piece in row.divide(cuts) if cuts else (row,):
                     piece.render(console)
 

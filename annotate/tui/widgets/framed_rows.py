@@ -54,14 +54,16 @@ class Frame:
     render thread frames the first rows of documents read ahead (`frame_row`)."""
 
 
-ROWS_KEPT = 1024
-"""Framed rows kept per frame (a few screenfuls of the documents on screen and ahead)."""
+ROWS_KEPT = 512
+"""Framed rows kept per frame: the first screenfuls of the documents read ahead."""
 
 
-def frame_row(frame: Frame, line: Strip, filters: tuple[LineFilter, ...] | list[LineFilter]) -> Strip:
+def frame_row(frame: Frame, line: Strip, filters: tuple[LineFilter, ...] | list[LineFilter],
+              keep: bool = False) -> Strip:
     """`line` (a content line) padded to the content width, filtered and joined to the frame's
-    edges; the same Strip object for the same line. Safe on the render thread: the cache's single
-    operations are atomic, and two threads framing one line build equal rows."""
+    edges: the row kept for it if there is one, else a new one, kept if `keep` (the render thread
+    keeps the rows it frames ahead; rows framed while scrolling are not kept, as before). Safe on
+    the render thread: the cache's single operations are atomic."""
     cached = frame.rows.get(id(line))
     if cached is not None and cached[0] is line:
         return cached[1]
@@ -69,6 +71,8 @@ def frame_row(frame: Frame, line: Strip, filters: tuple[LineFilter, ...] | list[
     for line_filter in filters:
         row = row.apply_filter(line_filter, frame.background)
     row = Strip.join([frame.left, row, frame.right])
+    if not keep:
+        return row
     rows = frame.rows
     rows[id(line)] = (line, row)
     while len(rows) > ROWS_KEPT:
