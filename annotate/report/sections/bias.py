@@ -13,12 +13,16 @@ from annotate.report.model import Column, Section, Table
 from annotate.text import plural
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pandas as pd
 
     from annotate.store import Store
 
 SIGNIFICANCE = 0.05
 """A bias is called significant when its p-value (per rater: Holm-adjusted over the raters) is at most this."""
+JSON_MAX_RATERS = 1000
+"""Per-rater biases the JSON lists one by one at most (the significant ones always; `_listed`)."""
 
 _BIAS_COLUMNS = (
     Column("rater"), Column("cohort"), Column("share", "pct"), Column("95 % CI", "pctci"),
@@ -43,9 +47,11 @@ def _row(p: Any, name: str, cohort: str | None, holm_p: float | None, why: str) 
             p.n, p.n_items, p.n_excluded)
 
 
-def _bias(ctx: Context, fn: Any, votes: pd.DataFrame, why: str) -> tuple[dict[str, Any], list[tuple[Any, ...]], int]:
+def _bias(
+    ctx: Context, fn: Any, votes: pd.DataFrame, why: str
+) -> tuple[dict[str, Any], list[tuple[Any, ...]], tuple[str, ...]]:
     """The bias pooled over the headline raters and over the LLM judges, and per rater: JSON, rows, and
-    how many raters were left out of the rows."""
+    the note on the raters left out of the rows (none: empty)."""
     from annotate.analysis.bias import holm
 
     kwargs = {"item": "item", "n_boot": ctx.n_boot, "seed": ctx.seed}
@@ -64,9 +70,39 @@ def _bias(ctx: Context, fn: Any, votes: pd.DataFrame, why: str) -> tuple[dict[st
     ranked = sorted(zip(per_rater, adjusted, strict=True), key=lambda pair: (-pair[0].n, str(pair[0].rater)))
     for p, q in ranked[: ctx.max_rows]:
         rows.append(_row(p, str(p.rater), cohort_of.get(p.rater), q if p.n else None, why))
+    listed, out["per_rater_left_out"] = _listed(per_rater, adjusted)
+    out["n_raters"] = len(per_rater)
     out["per_rater"] = [{**p.to_json(), "cohort": cohort_of.get(p.rater), "p_holm": None if q != q else float(q)}
-                        for p, q in zip(per_rater, adjusted, strict=True)]
-    return out, rows, max(0, len(ranked) - ctx.max_rows)
+                        for p, q in listed]
+    more = max(0, len(ranked) - ctx.max_rows)
+    left_out = out["per_rater_left_out"]
+    if left_out is None:
+        return out, rows, (more_raters(more),) if more else ()
+    listing = (f"the JSON report lists {len(listed)} of the {len(per_rater)} raters (every one with a significant "
+               f"bias, then those with most votes) and sums up the other {left_out['n']}.")
+    return out, rows, (f"{plural(more, 'more rater')}; {listing}" if more else listing[0].upper() + listing[1:],)
+
+
+def _listed(
+    per_rater: Sequence[Any], adjusted: Sequence[float]
+) -> tuple[list[tuple[Any, float]], dict[str, Any] | None]:
+    """The raters the JSON lists one by one, in rater order, and a summary of the others (None: none left out).
+
+    Past `JSON_MAX_RATERS` raters (a crowd of thousands: 40,000 Arena judges were 20 MB of JSON) the list keeps
+    every rater whose bias is significant after Holm's correction (the summary reads them) and then those with
+    most counted votes, up to `JSON_MAX_RATERS`."""
+    pairs = list(zip(per_rater, adjusted, strict=True))
+    if len(pairs) <= JSON_MAX_RATERS:
+        return pairs, None
+    significant = {k for k, (_, q) in enumerate(pairs) if q == q and q <= SIGNIFICANCE}
+    by_votes = sorted(range(len(pairs)), key=lambda k: (k not in significant, -pairs[k][0].n, k))
+    keep = significant | set(by_votes[:JSON_MAX_RATERS])
+    out = [p for k, (p, _) in enumerate(pairs) if k not in keep]
+    return [pair for k, pair in enumerate(pairs) if k in keep], {
+        "n": len(out), "k": int(sum(p.k for p in out)), "n_votes": int(sum(p.n for p in out)),
+        "why": f"more than {JSON_MAX_RATERS} raters: every rater with a significant bias (p (Holm) <= "
+               f"{SIGNIFICANCE:g}) and those with most counted votes are listed; none of the others is significant",
+    }
 
 
 def bias_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
@@ -112,8 +148,8 @@ def bias_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]]:
     return Section("biases", "Biases", tuple(tables)), payload
 
 
-def _table(key: str, title: str, rows: list[tuple[Any, ...]], more: int, notes: tuple[str, ...]) -> Table:
-    return Table(key, title, _BIAS_COLUMNS, tuple(rows), notes + ((more_raters(more),) if more else ()))
+def _table(key: str, title: str, rows: list[tuple[Any, ...]], more: tuple[str, ...], notes: tuple[str, ...]) -> Table:
+    return Table(key, title, _BIAS_COLUMNS, tuple(rows), notes + more)
 
 
 def _empty_responses(ctx: Context, store: Store) -> tuple[Table | None, dict[str, Any] | None]:
