@@ -321,3 +321,22 @@ async def test_break_reminder_after_a_long_stretch(tmp_path: Path) -> None:
         await pilot.pause()
         assert not app.break_due()
     store.close()
+
+
+async def test_a_write_landing_before_the_finished_dialog_is_composed(tmp_path: Path) -> None:
+    """`Saved` can arrive between the dialog's push and its compose (the write starts once the last item is
+    painted): the save status must not fail the app then, and the dialog shows the status once composed."""
+    from annotate.tui.screens.finished import FinishedDialog
+
+    spec, store = make_session(tmp_path, items=[pairwise_item(i) for i in range(2)])
+    app = make_app(spec, store, "alice", open_guideline=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        dialog = FinishedDialog(2, 0)
+        mounted = app.push_screen(dialog)
+        dialog.refresh_progress()  # not composed yet: nothing to update
+        await mounted
+        await pilot.pause()
+        dialog.refresh_progress()
+        assert "saved" in str(dialog.query_one("#finished-saved").render()).lower()
+    store.close()

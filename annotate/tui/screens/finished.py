@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -43,8 +44,13 @@ class FinishedDialog(ModalScreen[str]):
                     if said == "Everything is saved." else said)
 
     def refresh_progress(self) -> None:
-        """The app's save status changed (a write landed)."""
-        self.query_one("#finished-saved", Static).update(self._saved_text())
+        """The app's save status changed (a write landed). A write can land between the dialog's push and
+        its compose (or during its dismissal): there is nothing to update then, compose reads the status."""
+        try:
+            saved = self.query_one("#finished-saved", Static)
+        except NoMatches:
+            return
+        saved.update(self._saved_text())
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)
