@@ -38,9 +38,10 @@ if TYPE_CHECKING:
     from annotate.store import Store
 
 
-REPORT_VERSION = 2
+REPORT_VERSION = 3
 """Bumped when a key of the JSON report changes meaning or disappears (2: the headline figures are the
-human cohorts', LLM judges apart; intervals resample items; docs/report-json.md, "Report JSON keys")."""
+human cohorts', LLM judges apart; intervals resample items; 3: past 1,000 raters the per-rater lists of the
+biases and Dawid-Skene hold a subset and sum up the rest; docs/report-json.md, "Report JSON keys")."""
 
 def file_agreement_report(path: Path | str, result: FileAgreement, n_boot: int, seed: int | None) -> Report:
     """The agreement table of one ratings file as a report (``data`` is the documented JSON object)."""
