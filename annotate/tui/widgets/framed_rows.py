@@ -147,13 +147,8 @@ def framed_lines(widget: Widget, crop: Region, frame: Frame, content_line: Calla
             strips.append(_border_row(widget, frame, y, textual_lines))
             continue
         content_y = y - frame.top
-        if content_y < content_height:
-            strips.append(frame_row(frame, content_line(content_y), filters))
-            continue
-        line = Strip.blank(content_width, frame.fill)
-        for line_filter in filters:
-            line = line.apply_filter(line_filter, frame.background)
-        strips.append(Strip.join([frame.left, line, frame.right]))
+        line = content_line(content_y) if content_y < content_height else Strip.blank(content_width, frame.fill)
+        strips.append(frame_row(frame, line, filters))
     if crop.column_span != (0, width):
         x1, x2 = crop.column_span
         strips = [strip.crop(x1, x2) for strip in strips]
