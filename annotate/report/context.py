@@ -255,26 +255,19 @@ def _gold(question: Question, gold: object) -> object:
 
 def unique_votes(votes: pd.DataFrame) -> pd.DataFrame:
     """One vote per (item, rater), attention checks out: the first of purpose main, else the first of
-    another purpose; in the votes' order."""
+    another purpose; in the order of the votes' index."""
     import numpy as np
     import pandas as pd
 
     v = votes.loc[votes["purpose"] != "attention"]
-    if not v.index.is_monotonic_increasing:
-        return _unique_votes_sorted(v)
     items = pd.factorize(v["item"], use_na_sentinel=False)[0].astype(np.int64)
     raters, rater_values = pd.factorize(v["rater"], use_na_sentinel=False)
     key = items * max(len(rater_values), 1) + raters
     later = (v["purpose"] != "main").to_numpy()
     order = np.lexsort((np.arange(len(v)), later, key))  # per (item, rater): main first, then in order
     first = order[np.r_[True, key[order][1:] != key[order][:-1]]] if len(v) else order
-    return v.iloc[np.sort(first)]
-
-
-def _unique_votes_sorted(v: pd.DataFrame) -> pd.DataFrame:
-    order = (v["purpose"] != "main").astype(int)
-    v = v.assign(_order=order).sort_values(["_order"], kind="stable")
-    return v.drop_duplicates(["item", "rater"], keep="first").drop(columns="_order").sort_index()
+    kept = v.iloc[np.sort(first)]
+    return kept if v.index.is_monotonic_increasing else kept.sort_index()
 
 
 def long_votes(votes: pd.DataFrame) -> pd.DataFrame:
