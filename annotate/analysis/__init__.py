@@ -3,6 +3,9 @@
 Every statistic returns its point estimate together with a 95 % interval (bootstrap percentile, or
 Wilson for simple proportions) and the n behind it; see `Estimate`.
 
+The names below are imported on first use, so importing one module of the package loads only what
+that module needs.
+
 Modules:
     estimate   -- `Estimate`, the result type shared by every statistic.
     bootstrap  -- vectorised bootstrap over units (weights from a (B, n_units) index matrix).
@@ -12,38 +15,68 @@ Modules:
     ranking    -- Bradley-Terry ratings with bootstrap intervals and rank bands.
 """
 
-from annotate.analysis.agreement import (
-    LEVELS,
-    AgreementTable,
-    Level,
-    PairKappa,
-    agreement_table,
-    cohen_kappa,
-    fleiss_kappa,
-    gwet_ac1,
-    interpret_alpha,
-    krippendorff_alpha,
-    percent_agreement,
-    ratings_matrix,
-)
-from annotate.analysis.bias import (
-    BiasReport,
-    Proportion,
-    binomial_test,
-    length_bias,
-    position_bias,
-    wilson_interval,
-)
-from annotate.analysis.estimate import Estimate
-from annotate.analysis.pairwise import PairAgreement, majority_agreement, type_agreement
-from annotate.analysis.ranking import (
-    PairCounts,
-    RankingRow,
-    fit_bradley_terry,
-    pair_counts,
-    pair_counts_from_arrays,
-    rank_models,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from annotate.analysis.agreement import (
+        LEVELS,
+        AgreementTable,
+        Level,
+        PairKappa,
+        agreement_table,
+        cohen_kappa,
+        fleiss_kappa,
+        gwet_ac1,
+        interpret_alpha,
+        krippendorff_alpha,
+        percent_agreement,
+        ratings_matrix,
+    )
+    from annotate.analysis.bias import (
+        BiasReport,
+        Proportion,
+        binomial_test,
+        length_bias,
+        position_bias,
+        wilson_interval,
+    )
+    from annotate.analysis.estimate import Estimate
+    from annotate.analysis.pairwise import PairAgreement, majority_agreement, type_agreement
+    from annotate.analysis.ranking import (
+        PairCounts,
+        RankingRow,
+        fit_bradley_terry,
+        pair_counts,
+        pair_counts_from_arrays,
+        rank_models,
+    )
+
+_HOMES = {
+    **dict.fromkeys(("LEVELS", "AgreementTable", "Level", "PairKappa", "agreement_table", "cohen_kappa",
+                     "fleiss_kappa", "gwet_ac1", "interpret_alpha", "krippendorff_alpha", "percent_agreement",
+                     "ratings_matrix"), "annotate.analysis.agreement"),
+    **dict.fromkeys(("BiasReport", "Proportion", "binomial_test", "length_bias", "position_bias", "wilson_interval"),
+                    "annotate.analysis.bias"),
+    "Estimate": "annotate.analysis.estimate",
+    **dict.fromkeys(("PairAgreement", "majority_agreement", "type_agreement"), "annotate.analysis.pairwise"),
+    **dict.fromkeys(("PairCounts", "RankingRow", "fit_bradley_terry", "pair_counts", "pair_counts_from_arrays",
+                     "rank_models"), "annotate.analysis.ranking"),
+}
+"""Where each name of `__all__` lives: imported on first use (PEP 562), so that a module of the package
+(e.g. `annotate.analysis.agreement` for `annotate agreement FILE`) loads without the others and pandas."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "LEVELS",

@@ -21,20 +21,26 @@ categories for the chosen level of measurement.
 
 Every error is a `RatingsFileError` (a ValueError) whose message starts with the file and names the
 line (or JSON record) and the column.
+
+`agreement_from_file` reads, codes and computes without pandas (`read_cells`: numpy arrays, the places
+of cells formatted only for a message); `read_ratings` and `prepare_labels` give the same as pandas
+objects, importing pandas only then.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from annotate.analysis.ratings_table import MISSING, RatingsFileError, Table, read_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "ALIASES",
@@ -42,10 +48,12 @@ __all__ = [
     "MISSING",
     "FileAgreement",
     "PreparedRatings",
+    "RatingCells",
     "RatingsFileError",
     "agreement_from_file",
     "parse_column_map",
     "prepare_labels",
+    "read_cells",
     "read_ratings",
 ]
 
@@ -105,27 +113,32 @@ def _find_column(path: Path, table: Table, role: str, columns: dict[str, str] | 
 
 
 @dataclass(frozen=True)
-class _Ratings:
+class _Cells:
     """Every (unit, rater, label) cell of a file in reading order, label None when missing, and where
-    each label is (computed only for the labels kept)."""
+    each label is (computed only for the labels asked about)."""
 
     unit: np.ndarray
     rater: np.ndarray
     label: np.ndarray
-    where: Any
+    where: Callable[[np.ndarray], np.ndarray]
     """``where(positions)``: the places of those cells, e.g. ``"line 4, column 'bob'"``."""
+
+
+def _first_none(column: np.ndarray) -> int | None:
+    """The position of the first None in `column`, or None when there is none."""
+    return next((i for i, cell in enumerate(column.tolist()) if cell is None), None)
 
 
 def _first_empty(path: Path, table: Table, checks: Sequence[tuple[int, str]]) -> None:
     """Refuse the first row (in file order) whose id column in `checks` is empty, naming it."""
-    rows = [(np.flatnonzero(pd.isna(table.columns[c])), c, what) for c, what in checks]
-    found = [(hits[0], k, c, what) for k, (hits, c, what) in enumerate(rows) if hits.size]
+    found = [(row, k, c, what) for k, (c, what) in enumerate(checks)
+             if (row := _first_none(table.columns[c])) is not None]
     if found:
         row, _, c, what = min(found)
         raise RatingsFileError(f"{path}: {table.where(int(row), c)}: {what} is empty")
 
 
-def _long(path: Path, table: Table, columns: dict[str, str] | None = None) -> _Ratings:
+def _long(path: Path, table: Table, columns: dict[str, str] | None = None) -> _Cells:
     cols = [_find_column(path, table, role, columns) for role in ("unit", "rater", "label")]
     if len(set(cols)) < 3:
         raise RatingsFileError(
@@ -135,11 +148,11 @@ def _long(path: Path, table: Table, columns: dict[str, str] | None = None) -> _R
         )
     unit, rater, label = cols
     _first_empty(path, table, [(unit, "the unit id"), (rater, "the rater")])
-    return _Ratings(table.columns[unit], table.columns[rater], table.columns[label],
-                    lambda positions: table.wheres(positions, label))
+    return _Cells(table.columns[unit], table.columns[rater], table.columns[label],
+                  lambda positions: table.wheres(positions, label))
 
 
-def _wide(path: Path, table: Table, raters_as_rows: bool) -> _Ratings:
+def _wide(path: Path, table: Table, raters_as_rows: bool) -> _Cells:
     what_row, what_col = ("rater", "unit") if raters_as_rows else ("unit", "rater")
     if len(table.header) < 2:
         raise RatingsFileError(
@@ -156,17 +169,110 @@ def _wide(path: Path, table: Table, raters_as_rows: bool) -> _Ratings:
     _first_empty(path, table, [(0, f"the {what_row} id")])
     n = len(names)
     keys = np.repeat(table.columns[0], n)  # row by row, as the file reads
-    heads = np.tile(np.array(names, dtype=object), len(table.rows))
-    labels = np.stack(table.columns[1:], axis=1).ravel() if len(table.rows) else np.array([], dtype=object)
+    heads = np.tile(np.array(names, dtype=object), table.n_rows)
+    labels = np.stack(table.columns[1:], axis=1).ravel() if table.n_rows else np.array([], dtype=object)
     columns = [f", column {name!r}" for name in names]
 
     def where(positions: np.ndarray) -> np.ndarray:
-        places = table.rows[positions // n]
-        return np.array([place + columns[k] for place, k in zip(places.tolist(), (positions % n).tolist(),
-                                                                 strict=True)], dtype=object)
+        positions = np.asarray(positions)
+        places = table.places((positions // n).tolist())
+        return np.array([place + columns[k] for place, k in zip(places, (positions % n).tolist(), strict=True)],
+                        dtype=object)
 
     unit, rater = (heads, keys) if raters_as_rows else (keys, heads)
-    return _Ratings(unit, rater, labels, where)
+    return _Cells(unit, rater, labels, where)
+
+
+def _sorted_codes(texts: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Each text's position among the sorted distinct texts (int64), and those texts: what
+    ``pd.factorize(texts, sort=True)`` gives for text, by one dict look-up per cell."""
+    cells = texts.tolist()
+    ids = tuple(sorted(dict.fromkeys(cells)))
+    index = {text: i for i, text in enumerate(ids)}
+    return np.fromiter(map(index.__getitem__, cells), dtype=np.int64, count=len(cells)), ids
+
+
+@dataclass(frozen=True)
+class RatingCells:
+    """The ratings a file holds (missing cells left out), in reading order, coded by unit and rater.
+
+    Attributes:
+        unit, rater, label: object arrays of text, one entry per rating.
+        unit_codes, rater_codes: int64, each rating's position in ``unit_ids`` / ``rater_ids``.
+        unit_ids, rater_ids: the distinct ids, sorted.
+    """
+
+    unit: np.ndarray
+    rater: np.ndarray
+    label: np.ndarray
+    unit_codes: np.ndarray
+    rater_codes: np.ndarray
+    unit_ids: tuple[str, ...]
+    rater_ids: tuple[str, ...]
+    cell_where: Callable[[np.ndarray], np.ndarray]
+    """The places of cells by their position among every cell of the file (missing ones too)."""
+    kept: np.ndarray
+    """Each rating's position among every cell of the file."""
+
+    def __len__(self) -> int:
+        return int(self.kept.size)
+
+    def where(self, ratings: np.ndarray | Sequence[int]) -> np.ndarray:
+        """The places of the ratings at these positions, e.g. ``"line 4, column 'bob'"`` (made only when asked)."""
+        return self.cell_where(self.kept[np.asarray(ratings, dtype=np.int64)])
+
+
+def _refuse_second_ratings(path: Path, cells: RatingCells) -> None:
+    """Refuse a unit rated twice by one rater, naming the later rating (the first in file order) and
+    the earlier one."""
+    key = cells.unit_codes * max(1, len(cells.rater_ids)) + cells.rater_codes
+    order = np.argsort(key, kind="stable")
+    ranked = key[order]
+    again = ranked[1:] == ranked[:-1]
+    if not again.any():
+        return
+    second = int(order[1:][again].min())
+    first = int(np.flatnonzero(key == key[second])[0])
+    unit, rater = cells.unit[second], cells.rater[second]
+    here, there = cells.where([second, first])
+    raise RatingsFileError(
+        f"{path}: {here}: rater {rater!r} already rated unit {unit!r} ({there}); keep one rating per unit and rater"
+    )
+
+
+def read_cells(
+    path: Path | str, layout: str = "long", raters_as_rows: bool = False, columns: dict[str, str] | None = None,
+) -> RatingCells:
+    """Read a ratings file into its ratings, as arrays (no pandas): see `read_ratings`, which
+    gives the same as a DataFrame.
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "r.csv")
+    >>> _ = open(p, "w").write("unit,ann,bob\\nq1,yes,no\\nq2,yes,\\n")
+    >>> cells = read_cells(p, "wide")
+    >>> cells.unit.tolist(), cells.rater.tolist(), cells.label.tolist(), cells.where([2]).tolist()
+    (['q1', 'q1', 'q2'], ['ann', 'bob', 'ann'], ['yes', 'no', 'yes'], ["line 3, column 'ann'"])
+    """
+    path = Path(path)
+    if layout not in LAYOUTS:
+        raise RatingsFileError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
+    if raters_as_rows and layout != "wide":
+        raise RatingsFileError("--raters-as-rows applies to the wide layout only (add --layout wide)")
+    if columns and layout != "long":
+        raise RatingsFileError("--map names the columns of the long layout; the wide layout takes the unit ids "
+                               "from its first column")
+    table = read_table(path)
+    cells = _long(path, table, columns) if layout == "long" else _wide(path, table, raters_as_rows)
+    kept = np.flatnonzero(np.not_equal(cells.label, None))
+    if not kept.size:
+        raise RatingsFileError(f"{path}: no ratings found (every label cell is empty)")
+    unit, rater = cells.unit[kept], cells.rater[kept]
+    unit_codes, unit_ids = _sorted_codes(unit)
+    rater_codes, rater_ids = _sorted_codes(rater)
+    found = RatingCells(unit, rater, cells.label[kept], unit_codes, rater_codes, unit_ids, rater_ids, cells.where,
+                        kept)
+    _refuse_second_ratings(path, found)
+    return found
 
 
 def read_ratings(
@@ -188,32 +294,11 @@ def read_ratings(
     >>> read_ratings(p, "wide")[["unit", "rater", "label"]].values.tolist()
     [['q1', 'ann', 'yes'], ['q1', 'bob', 'no'], ['q2', 'ann', 'yes']]
     """
-    path = Path(path)
-    if layout not in LAYOUTS:
-        raise RatingsFileError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
-    if raters_as_rows and layout != "wide":
-        raise RatingsFileError("--raters-as-rows applies to the wide layout only (add --layout wide)")
-    if columns and layout != "long":
-        raise RatingsFileError("--map names the columns of the long layout; the wide layout takes the unit ids "
-                               "from its first column")
-    table = read_table(path)
-    cells = _long(path, table, columns) if layout == "long" else _wide(path, table, raters_as_rows)
-    kept = np.flatnonzero(pd.notna(cells.label))
-    if not kept.size:
-        raise RatingsFileError(f"{path}: no ratings found (every label cell is empty)")
-    frame = pd.DataFrame({"unit": cells.unit[kept], "rater": cells.rater[kept], "label": cells.label[kept]})
-    again = frame.duplicated(["unit", "rater"]).to_numpy()
-    if again.any():
-        second = int(np.flatnonzero(again)[0])
-        unit, rater = frame.iloc[second]["unit"], frame.iloc[second]["rater"]
-        first = int(np.flatnonzero((frame["unit"] == unit).to_numpy() & (frame["rater"] == rater).to_numpy())[0])
-        here, there = cells.where(kept[[second, first]])
-        raise RatingsFileError(
-            f"{path}: {here}: rater {rater!r} already rated unit {unit!r} ({there}); keep one rating per unit "
-            "and rater"
-        )
-    frame["where"] = cells.where(kept)
-    return frame
+    import pandas as pd
+
+    cells = read_cells(path, layout, raters_as_rows, columns)
+    return pd.DataFrame({"unit": cells.unit, "rater": cells.rater, "label": cells.label,
+                         "where": cells.where(np.arange(len(cells)))})
 
 
 @dataclass(frozen=True)
@@ -237,6 +322,59 @@ def _number(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _first(texts: list[str], wrong: Callable[[str], bool]) -> int:
+    """The position of the first text `wrong` holds for (one is known to)."""
+    return next(i for i, text in enumerate(texts) if wrong(text))
+
+
+def prepared_labels(
+    labels: np.ndarray, level: str, order: Sequence[str] | None, where: Callable[[int], str], source: Path | str = ""
+) -> tuple[np.ndarray, tuple[str, ...] | None]:
+    """Text labels made to fit the level of measurement (see `prepare_labels`), as arrays.
+
+    labels: object array of text; where: the place of the label at a position, for messages.
+    Returns the labels (an object array of text, or float64 numbers) and the category order to pass on.
+    """
+    prefix = f"{source}: " if str(source) else ""
+    texts = [str(label) for label in labels.tolist()]
+    if order is not None:
+        order = tuple(o.strip() for o in order if o.strip())
+        if level in ("interval", "ratio"):
+            raise RatingsFileError(f"--order is for nominal or ordinal labels; at --level {level} labels are numbers")
+        if len(set(order)) != len(order):
+            raise RatingsFileError(f"--order lists a label twice: {', '.join(order)}")
+        listed = set(order)
+        if not listed.issuperset(texts):
+            i = _first(texts, lambda text: text not in listed)
+            raise RatingsFileError(f"{prefix}{where(i)}: label {texts[i]!r} is not in --order ({', '.join(order)})")
+        return _objects(texts), order
+    numbers = {text: _number(text) for text in dict.fromkeys(texts)}  # a few labels, many ratings: parse each once
+    if all(number is not None for number in numbers.values()):
+        values = np.fromiter(map(numbers.__getitem__, texts), dtype=np.float64, count=len(texts))
+    elif level == "nominal":
+        return _objects(texts), None
+    else:
+        i = _first(texts, lambda text: numbers[text] is None)
+        hint = (
+            "; for ordered text labels give --order, e.g. --order low,mid,high"
+            if level == "ordinal"
+            else "; interval and ratio levels need numeric labels"
+        )
+        raise RatingsFileError(f"{prefix}{where(i)}: label {texts[i]!r} is not a number at --level {level}{hint}")
+    if level == "ratio" and (values < 0).any():
+        i = int(np.flatnonzero(values < 0)[0])
+        raise RatingsFileError(
+            f"{prefix}{where(i)}: label {texts[i]!r} is negative; the ratio level needs values >= 0"
+        )
+    return values, None
+
+
+def _objects(texts: list[str]) -> np.ndarray:
+    out = np.empty(len(texts), dtype=object)
+    out[:] = texts
+    return out
+
+
 def prepare_labels(
     ratings: pd.DataFrame, level: str, order: Sequence[str] | None = None, source: Path | str = ""
 ) -> PreparedRatings:
@@ -251,47 +389,10 @@ def prepare_labels(
     ratings: as returned by `read_ratings` (a ``where`` column is used in messages if present).
     Raises RatingsFileError naming the file, the place and the value.
     """
-    prefix = f"{source}: " if str(source) else ""
-    where = ratings["where"] if "where" in ratings.columns else pd.Series([""] * len(ratings), index=ratings.index)
-    base = ratings[["unit", "rater"]].copy()
-    labels = ratings["label"].astype(str)
-    if order is not None:
-        order = tuple(o.strip() for o in order if o.strip())
-        if level in ("interval", "ratio"):
-            raise RatingsFileError(f"--order is for nominal or ordinal labels; at --level {level} labels are numbers")
-        if len(set(order)) != len(order):
-            raise RatingsFileError(f"--order lists a label twice: {', '.join(order)}")
-        unknown = ~labels.isin(set(order))
-        if unknown.any():
-            i = unknown.to_numpy().nonzero()[0][0]
-            raise RatingsFileError(
-                f"{prefix}{where.iloc[i]}: label {labels.iloc[i]!r} is not in --order ({', '.join(order)})"
-            )
-        return PreparedRatings(base.assign(label=labels.to_numpy()), order)
-    distinct = labels.unique()  # a few labels, many ratings: parse each label once
-    numbers = labels.map(dict(zip(distinct, map(_number, distinct), strict=True)))
-    bad = numbers.isna()
-    if level == "nominal":
-        if bad.any():
-            return PreparedRatings(base.assign(label=labels.to_numpy()), None)
-        return PreparedRatings(base.assign(label=numbers.astype(float).to_numpy()), None)
-    if bad.any():
-        i = bad.to_numpy().nonzero()[0][0]
-        hint = (
-            "; for ordered text labels give --order, e.g. --order low,mid,high"
-            if level == "ordinal"
-            else "; interval and ratio levels need numeric labels"
-        )
-        raise RatingsFileError(
-            f"{prefix}{where.iloc[i]}: label {labels.iloc[i]!r} is not a number at --level {level}{hint}"
-        )
-    values = numbers.astype(float)
-    if level == "ratio" and (values < 0).any():
-        i = (values < 0).to_numpy().nonzero()[0][0]
-        raise RatingsFileError(
-            f"{prefix}{where.iloc[i]}: label {labels.iloc[i]!r} is negative; the ratio level needs values >= 0"
-        )
-    return PreparedRatings(base.assign(label=values.to_numpy()), None)
+    where = ratings["where"].tolist() if "where" in ratings.columns else None
+    values, kept_order = prepared_labels(ratings["label"].to_numpy(object), level, order,
+                                         lambda i: "" if where is None else where[i], source)
+    return PreparedRatings(ratings[["unit", "rater"]].copy().assign(label=values), kept_order)
 
 
 @dataclass(frozen=True)
@@ -332,22 +433,25 @@ def agreement_from_file(
     (`annotate.analysis.agreement.table.COEFFICIENTS`; default all).  With fewer than two units
     rated by two or more raters, no interval can be computed (they are null) and ``warnings`` says so.
     """
-    from annotate.analysis.agreement import agreement_table, ratings_matrix
+    from annotate.analysis.agreement.coded import coded_labels
+    from annotate.analysis.agreement.table import agreement_table
     from annotate.analysis.bootstrap import MIN_UNITS_FOR_INTERVAL
     from annotate.text import plural
 
-    ratings = read_ratings(path, layout, raters_as_rows, columns)
-    prepared = prepare_labels(ratings, level, order, source=path)
-    matrix, units, raters, categories = ratings_matrix(prepared.ratings, order=prepared.order)
+    cells = read_cells(path, layout, raters_as_rows, columns)
+    labels, kept_order = prepared_labels(cells.label, level, order, lambda i: str(cells.where([i])[0]), source=path)
+    coded, categories = coded_labels(cells.unit_codes, cells.rater_codes, labels, len(cells.unit_ids),
+                                     len(cells.rater_ids), kept_order)
+    raters = cells.rater_ids
     if len(raters) < 2:
         raise RatingsFileError(f"{path}: only one rater ({raters[0]!r}); agreement needs at least two")
-    table = agreement_table(matrix, level, categories, [str(r) for r in raters], n_boot=n_boot, seed=seed,
+    table = agreement_table(coded, level, categories, list(raters), n_boot=n_boot, seed=seed,  # type: ignore[arg-type]
                             **({"coefficients": coefficients} if coefficients else {}))
     warnings = []
-    pairable = int(((~np.isnan(matrix)).sum(axis=1) >= 2).sum())  # units with two ratings or more
+    pairable = int((coded.ratings_per_unit() >= 2).sum())  # units with two ratings or more
     if pairable < MIN_UNITS_FOR_INTERVAL:
         warnings.append(
             f"{path}: only {plural(pairable, 'unit')} rated by two or more raters: too few to resample, so no "
             "interval is given (null); an estimate from so little data says next to nothing"
         )
-    return FileAgreement(table, len(ratings), units, raters, categories, tuple(warnings))
+    return FileAgreement(table, len(cells), cells.unit_ids, raters, categories, tuple(warnings))

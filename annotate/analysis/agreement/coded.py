@@ -14,14 +14,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from annotate.analysis.agreement.matrix import _categories_for, _factorize, _is_number, _plain, value_domain
 
-__all__ = ["CodedRatings", "coded_from_matrix", "coded_ratings"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["CodedRatings", "coded_from_matrix", "coded_labels", "coded_ratings"]
 
 _PAIR_CHUNK = 1 << 22
 """Rater pairs enumerated per step when counting the units pairs share (`CodedRatings.overlaps`)."""
@@ -176,6 +178,8 @@ def coded_ratings(
 ) -> tuple[CodedRatings, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
     """Long judgments as codes: ``(coded, unit_ids, rater_ids, categories)``, as `ratings_matrix` but
     without the dense matrix (same units, raters, categories, checks and errors)."""
+    import pandas as pd
+
     missing_cols = [c for c in (unit, rater, label) if c not in long_df.columns]
     if missing_cols:
         raise ValueError(f"ratings are missing columns {missing_cols}")
@@ -202,6 +206,28 @@ def coded_ratings(
         )
     coded = _sorted(unit_codes, rater_codes, values, domain, len(unit_ids), len(rater_ids))
     return coded, unit_ids, rater_ids, categories
+
+
+def coded_labels(unit_codes: np.ndarray, rater_codes: np.ndarray, labels: np.ndarray, n_units: int, n_raters: int,
+                 order: Sequence[Any] | None = None) -> tuple[CodedRatings, tuple[Any, ...]]:
+    """Ratings already coded by unit and rater (at most one per pair), their labels coded on the categories:
+    ``(coded, categories)``, what `coded_ratings` gives for the same ratings, without pandas.
+
+    labels: all text (an object array of str) or all numbers (float64, finite); categories: ``order`` if
+    given (it must hold every label), else the sorted distinct labels (``1.0`` and ``-0.0`` / ``0.0``
+    count once, as the first seen, as `pandas.unique` counts them).
+    """
+    values = labels.tolist()
+    categories = _categories_for([_plain(v) for v in dict.fromkeys(values)], order)
+    domain = value_domain(categories)
+    if categories and all(_is_number(c) for c in categories):
+        index = _domain_index(np.asarray(labels, dtype=np.float64), domain)
+    else:
+        if np.unique(domain).size != domain.size:
+            raise ValueError("categories contain duplicate values")
+        position = {category: k for k, category in enumerate(categories)}
+        index = np.fromiter(map(position.__getitem__, values), dtype=np.int64, count=len(values))
+    return _sorted(np.asarray(unit_codes), np.asarray(rater_codes), index, domain, n_units, n_raters), categories
 
 
 def as_coded(ratings: np.ndarray | CodedRatings, categories: Sequence[Any] | None) -> CodedRatings:

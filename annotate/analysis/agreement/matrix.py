@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from annotate.analysis.bootstrap import Part, estimates_on_shared_resamples
 from annotate.analysis.estimate import Estimate
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 """Stevens' level of measurement of the labels."""
@@ -48,6 +50,8 @@ def value_domain(categories: Sequence[Any]) -> np.ndarray:
 
 def _factorize(values: pd.Series) -> tuple[np.ndarray, tuple[Any, ...]]:
     """Integer codes and sorted distinct values (first-seen order if the values do not sort)."""
+    import pandas as pd
+
     try:
         codes, uniques = pd.factorize(values, sort=True)
     except TypeError:
@@ -92,6 +96,7 @@ def ratings_matrix(
     ``(len(unit_ids), len(rater_ids))`` with NaN for missing; numeric labels are kept as numbers,
     other labels become integer codes into ``categories`` (see the module docstring).
 
+    >>> import pandas as pd
     >>> df = pd.DataFrame({"unit": [1, 1, 2], "rater": ["a", "b", "a"], "label": ["x", "y", "x"]})
     >>> m, units, raters, cats = ratings_matrix(df)
     >>> m.tolist(), units, raters, cats
