@@ -29,7 +29,6 @@ objects, importing pandas only then.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,22 +36,28 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from annotate.analysis.ratings_labels import PreparedRatings, prepare_labels, prepared_labels
 from annotate.analysis.ratings_table import MISSING, RatingsFileError, Table, read_table
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from annotate.analysis.agreement.coded import CodedRatings
+
 __all__ = [
     "ALIASES",
     "LAYOUTS",
     "MISSING",
+    "CodedFile",
     "FileAgreement",
     "PreparedRatings",
     "RatingCells",
     "RatingsFileError",
     "agreement_from_file",
+    "coded_file",
     "parse_column_map",
     "prepare_labels",
+    "prepared_labels",
     "read_cells",
     "read_ratings",
 ]
@@ -126,7 +131,8 @@ class _Cells:
 
 def _first_none(column: np.ndarray) -> int | None:
     """The position of the first None in `column`, or None when there is none."""
-    return next((i for i, cell in enumerate(column.tolist()) if cell is None), None)
+    hits = np.flatnonzero(np.equal(column, None))
+    return int(hits[0]) if hits.size else None
 
 
 def _first_empty(path: Path, table: Table, checks: Sequence[tuple[int, str]]) -> None:
@@ -302,100 +308,6 @@ def read_ratings(
 
 
 @dataclass(frozen=True)
-class PreparedRatings:
-    """Ratings ready for `annotate.analysis.agreement.ratings_matrix`.
-
-    Attributes:
-        ratings: columns unit, rater, label; labels are floats when numeric, else text.
-        order: the category order to pass on (None: sorted distinct labels).
-    """
-
-    ratings: pd.DataFrame
-    order: tuple[Any, ...] | None
-
-
-def _number(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
-
-
-def _first(texts: list[str], wrong: Callable[[str], bool]) -> int:
-    """The position of the first text `wrong` holds for (one is known to)."""
-    return next(i for i, text in enumerate(texts) if wrong(text))
-
-
-def prepared_labels(
-    labels: np.ndarray, level: str, order: Sequence[str] | None, where: Callable[[int], str], source: Path | str = ""
-) -> tuple[np.ndarray, tuple[str, ...] | None]:
-    """Text labels made to fit the level of measurement (see `prepare_labels`), as arrays.
-
-    labels: object array of text; where: the place of the label at a position, for messages.
-    Returns the labels (an object array of text, or float64 numbers) and the category order to pass on.
-    """
-    prefix = f"{source}: " if str(source) else ""
-    texts = [str(label) for label in labels.tolist()]
-    if order is not None:
-        order = tuple(o.strip() for o in order if o.strip())
-        if level in ("interval", "ratio"):
-            raise RatingsFileError(f"--order is for nominal or ordinal labels; at --level {level} labels are numbers")
-        if len(set(order)) != len(order):
-            raise RatingsFileError(f"--order lists a label twice: {', '.join(order)}")
-        listed = set(order)
-        if not listed.issuperset(texts):
-            i = _first(texts, lambda text: text not in listed)
-            raise RatingsFileError(f"{prefix}{where(i)}: label {texts[i]!r} is not in --order ({', '.join(order)})")
-        return _objects(texts), order
-    numbers = {text: _number(text) for text in dict.fromkeys(texts)}  # a few labels, many ratings: parse each once
-    if all(number is not None for number in numbers.values()):
-        values = np.fromiter(map(numbers.__getitem__, texts), dtype=np.float64, count=len(texts))
-    elif level == "nominal":
-        return _objects(texts), None
-    else:
-        i = _first(texts, lambda text: numbers[text] is None)
-        hint = (
-            "; for ordered text labels give --order, e.g. --order low,mid,high"
-            if level == "ordinal"
-            else "; interval and ratio levels need numeric labels"
-        )
-        raise RatingsFileError(f"{prefix}{where(i)}: label {texts[i]!r} is not a number at --level {level}{hint}")
-    if level == "ratio" and (values < 0).any():
-        i = int(np.flatnonzero(values < 0)[0])
-        raise RatingsFileError(
-            f"{prefix}{where(i)}: label {texts[i]!r} is negative; the ratio level needs values >= 0"
-        )
-    return values, None
-
-
-def _objects(texts: list[str]) -> np.ndarray:
-    out = np.empty(len(texts), dtype=object)
-    out[:] = texts
-    return out
-
-
-def prepare_labels(
-    ratings: pd.DataFrame, level: str, order: Sequence[str] | None = None, source: Path | str = ""
-) -> PreparedRatings:
-    """Make text labels fit the level of measurement.
-
-    * nominal: labels stay text, unless every label is a number (then ``1`` and ``1.0`` are one
-      label); ``order`` only fixes the category list (it matters to Gwet's AC1 through q).
-    * ordinal: with ``order`` (e.g. ``["low", "mid", "high"]``) the labels are categories in that
-      order and each must be listed; without it every label must be a number.
-    * interval, ratio: every label must be a number (``order`` is refused); ratio needs >= 0.
-
-    ratings: as returned by `read_ratings` (a ``where`` column is used in messages if present).
-    Raises RatingsFileError naming the file, the place and the value.
-    """
-    where = ratings["where"].tolist() if "where" in ratings.columns else None
-    values, kept_order = prepared_labels(ratings["label"].to_numpy(object), level, order,
-                                         lambda i: "" if where is None else where[i], source)
-    return PreparedRatings(ratings[["unit", "rater"]].copy().assign(label=values), kept_order)
-
-
-@dataclass(frozen=True)
 class FileAgreement:
     """The agreement table of a ratings file and what went into it.
 
@@ -416,6 +328,45 @@ class FileAgreement:
     warnings: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class CodedFile:
+    """A ratings file read and coded for the agreement coefficients, nothing computed yet.
+
+    Attributes:
+        coded: the ratings as codes (`CodedRatings`).
+        n_ratings: ratings read (missing cells not counted).
+        units, raters: ids in code order (sorted).
+        categories: the value domain (order used for ordinal statistics and Gwet's q).
+    """
+
+    coded: CodedRatings
+    n_ratings: int
+    units: tuple[str, ...]
+    raters: tuple[str, ...]
+    categories: tuple[Any, ...]
+
+
+def coded_file(
+    path: Path | str,
+    layout: str = "long",
+    level: str = "nominal",
+    raters_as_rows: bool = False,
+    order: Sequence[str] | None = None,
+    columns: dict[str, str] | None = None,
+) -> CodedFile:
+    """Read a ratings file (`read_cells`), fit its labels to ``level`` (`prepared_labels`) and code them
+    (`coded_labels`): what `agreement_from_file` computes on, without pandas.  Refuses a file with one rater."""
+    from annotate.analysis.agreement.coded import coded_labels
+
+    cells = read_cells(path, layout, raters_as_rows, columns)
+    labels, kept_order = prepared_labels(cells.label, level, order, lambda i: str(cells.where([i])[0]), source=path)
+    coded, categories = coded_labels(cells.unit_codes, cells.rater_codes, labels, len(cells.unit_ids),
+                                     len(cells.rater_ids), kept_order)
+    if len(cells.rater_ids) < 2:
+        raise RatingsFileError(f"{path}: only one rater ({cells.rater_ids[0]!r}); agreement needs at least two")
+    return CodedFile(coded, len(cells), cells.unit_ids, cells.rater_ids, categories)
+
+
 def agreement_from_file(
     path: Path | str,
     layout: str = "long",
@@ -433,25 +384,18 @@ def agreement_from_file(
     (`annotate.analysis.agreement.table.COEFFICIENTS`; default all).  With fewer than two units
     rated by two or more raters, no interval can be computed (they are null) and ``warnings`` says so.
     """
-    from annotate.analysis.agreement.coded import coded_labels
     from annotate.analysis.agreement.table import agreement_table
     from annotate.analysis.bootstrap import MIN_UNITS_FOR_INTERVAL
     from annotate.text import plural
 
-    cells = read_cells(path, layout, raters_as_rows, columns)
-    labels, kept_order = prepared_labels(cells.label, level, order, lambda i: str(cells.where([i])[0]), source=path)
-    coded, categories = coded_labels(cells.unit_codes, cells.rater_codes, labels, len(cells.unit_ids),
-                                     len(cells.rater_ids), kept_order)
-    raters = cells.rater_ids
-    if len(raters) < 2:
-        raise RatingsFileError(f"{path}: only one rater ({raters[0]!r}); agreement needs at least two")
-    table = agreement_table(coded, level, categories, list(raters), n_boot=n_boot, seed=seed,  # type: ignore[arg-type]
-                            **({"coefficients": coefficients} if coefficients else {}))
+    read = coded_file(path, layout, level, raters_as_rows, order, columns)
+    table = agreement_table(read.coded, level, read.categories, list(read.raters),  # type: ignore[arg-type]
+                            n_boot=n_boot, seed=seed, **({"coefficients": coefficients} if coefficients else {}))
     warnings = []
-    pairable = int((coded.ratings_per_unit() >= 2).sum())  # units with two ratings or more
+    pairable = int((read.coded.ratings_per_unit() >= 2).sum())  # units with two ratings or more
     if pairable < MIN_UNITS_FOR_INTERVAL:
         warnings.append(
             f"{path}: only {plural(pairable, 'unit')} rated by two or more raters: too few to resample, so no "
             "interval is given (null); an estimate from so little data says next to nothing"
         )
-    return FileAgreement(table, len(cells), cells.unit_ids, raters, categories, tuple(warnings))
+    return FileAgreement(table, read.n_ratings, read.units, read.raters, read.categories, tuple(warnings))

@@ -100,10 +100,17 @@ def _cell(raw: str) -> str | None:
     return None if text.lower() in MISSING else text
 
 
-def _column(cells: Sequence[str]) -> np.ndarray:
+def _changes(cells: Sequence[str]) -> dict[str, str | None]:
+    """The raw cells of a column that `_cell` changes, and what into: each distinct raw cell is cleaned once
+    (a column of labels or raters holds a few, and a column of ids is most often clean already)."""
+    return {raw: text for raw in set(cells) if (text := _cell(raw)) != raw}
+
+
+def _column(cells: Sequence[str], changes: dict[str, str | None] | None = None) -> np.ndarray:
     """One column of raw cells as an object array of `_cell` texts."""
+    changes = _changes(cells) if changes is None else changes
     out = np.empty(len(cells), dtype=object)
-    out[:] = [_cell(raw) for raw in cells]
+    out[:] = [changes.get(raw, raw) for raw in cells] if changes else cells
     return out
 
 
@@ -112,6 +119,33 @@ def _columns(records: Sequence[Sequence[str]], width: int) -> tuple[np.ndarray, 
     if not records:
         return tuple(np.empty(0, dtype=object) for _ in range(width))
     return tuple(_column(cells) for cells in zip(*records, strict=True))
+
+
+def _blank_rows(columns: Sequence[Sequence[str]], first_changes: dict[str, str | None]) -> list[int]:
+    """The rows whose raw cells are all blank (a blank line, or only delimiters and spaces): those whose
+    first cell is blank (one `_cell` changes: `first_changes`), checked further."""
+    blanks = {raw for raw in first_changes if not raw.strip()}
+    if not blanks:
+        return []
+    return [row for row, raw in enumerate(columns[0])
+            if raw in blanks and not any(c[row].strip() for c in columns[1:])]
+
+
+def _cells_per_line(body: str, delimiter: str) -> np.ndarray:
+    """How many cells each ``\\n``-separated line of `body` holds (its delimiters + 1), counted on its bytes."""
+    data = np.frombuffer(body.encode("utf-8"), dtype=np.uint8)
+    ends = np.append(np.flatnonzero(data == ord("\n")), data.size)  # the last line runs to the end
+    before = np.searchsorted(np.flatnonzero(data == ord(delimiter)), ends)  # delimiters before each line's end
+    return np.diff(before, prepend=0) + 1
+
+
+def _uniform_columns(body: str, delimiter: str, width: int) -> list[list[str]] | None:
+    """The raw columns of `body` when every line holds exactly `width` cells, split in one pass over the
+    text (the cells of line i are cells ``i * width .. i * width + width - 1``); else None."""
+    if not (_cells_per_line(body, delimiter) == width).all():
+        return None
+    flat = body.replace("\n", delimiter).split(delimiter)
+    return [flat[j::width] for j in range(width)]
 
 
 def _read_text(path: Path) -> str:
@@ -140,26 +174,29 @@ def _delimited_fast(text: str, delimiter: str) -> Table | None:
         text = text.replace("\r\n", "\n")
         if "\r" in text:
             return None
-    lines = text.split("\n")
-    if text.endswith("\n"):
-        lines.pop()
-    header = tuple(cell.strip() for cell in lines[0].split(delimiter))
+    header = tuple(cell.strip() for cell in text.split("\n", 1)[0].split(delimiter))
     if not any(header):
         return None  # blank lines before the header
     width = len(header)
-    kept: list[int] = []
-    records: list[list[str]] = []
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.replace(delimiter, "").strip():
-            continue  # a row of blank cells is skipped, as a blank line
-        cells = line.split(delimiter)
-        if len(cells) != width:
-            if len(cells) > width:
-                return None  # wider than the header: the exact reader refuses it or drops empty cells
-            cells += [""] * (width - len(cells))
-        records.append(cells)
-        kept.append(number)
-    return Table(header, _columns(records, width), np.array(kept, dtype=np.int64), "line", "line 1 (header)")
+    first_end = text.find("\n")
+    body = "" if first_end < 0 else text[first_end + 1:].removesuffix("\n")
+    if not body:
+        return Table(header, _columns([], width), np.zeros(0, dtype=np.int64), "line", "line 1 (header)")
+    columns = _uniform_columns(body, delimiter, width)
+    if columns is None:
+        records = [line.split(delimiter) for line in body.split("\n")]
+        if max(map(len, records)) > width:
+            return None  # wider than the header: the exact reader refuses it or drops empty cells
+        columns = [list(cells) for cells in zip(*(cells + [""] * (width - len(cells)) for cells in records),
+                                                strict=True)]
+    numbers = np.arange(2, len(columns[0]) + 2, dtype=np.int64)
+    changes = [_changes(cells) for cells in columns]
+    blank = _blank_rows(columns, changes[0])  # a row of blank cells is skipped, as a blank line
+    if blank:
+        keep = np.delete(np.arange(numbers.size), blank)
+        columns, numbers = [[column[k] for k in keep.tolist()] for column in columns], numbers[keep]
+    return Table(header, tuple(_column(cells, change) for cells, change in zip(columns, changes, strict=True)),
+                 numbers, "line", "line 1 (header)")
 
 
 def _delimited_exact(path: Path, text: str, delimiter: str) -> Table:
