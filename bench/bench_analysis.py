@@ -6,8 +6,9 @@ Prints wall-clock times (``time.perf_counter``; one run each unless marked "best
 process. The plain ``krippendorff.alpha`` loop runs all 1000 resamples by default, in the same run
 as annotate's vectorised interval, so the speed-up is measured, not extrapolated;
 ``--loop-resamples 50`` shortens it for a quick run (the figure is then marked extrapolated).
-The ``cli`` section runs ``annotate agreement`` end to end (a subprocess: wall clock and peak RSS)
-on a 10,000 units x 5 raters file beside the statistic's own time and the reading's.
+The ``cli`` section runs ``annotate agreement`` end to end (a subprocess: wall clock, CPU and peak RSS)
+on a 10,000 units x 5 raters file, and in a fresh interpreter the CPU of its imports, of reading and
+coding the file and of the statistic, and whether pandas got imported.
 The shared data folder is ``../shared/data`` beside the checkout, or ``$ANNOTATE_SHARED_DATA``.
 """
 
@@ -145,33 +146,72 @@ def run_command(args: list[str]) -> tuple[float, float, float]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def bench_agreement_cli() -> None:
-    """`annotate agreement FILE` end to end beside what it is made of: the statistic's own time, the
-    reading of the file, and the interpreter's start with the CLI loaded."""
-    from annotate.analysis.agreement import ratings_matrix
-    from annotate.analysis.ratings_io import prepare_labels, read_ratings
+PHASES = """
+import json, sys, time
+from pathlib import Path
 
+def cpu():
+    return time.process_time()
+
+path, only = Path(sys.argv[1]), sys.argv[2:] or None
+start = cpu()
+import annotate.cli
+from annotate.analysis.agreement.table import agreement_table
+from annotate.analysis.ratings_io import coded_file
+import annotate.report.build, annotate.report.render
+imported = cpu()
+read = coded_file(path)
+coded = cpu()
+agreement_table(read.coded, "nominal", read.categories, list(read.raters), n_boot=1000, seed=0,
+                **({"coefficients": only} if only else {}))
+computed = cpu()
+args = ["agreement", str(path), *(["--only", ",".join(only)] if only else []), "--json"]
+sys.stdout = open("/dev/null", "w")
+annotate.cli.main(args, standalone_mode=False)
+sys.stdout = sys.__stdout__
+print(json.dumps({"import": imported - start, "read": coded - imported, "statistic": computed - coded,
+                  "pandas": "pandas" in sys.modules}))
+"""
+"""A fresh interpreter's CPU for each phase of `annotate agreement FILE`: the imports of the command, reading
+and coding the file (`coded_file`), the statistic (`agreement_table`); then the command itself, after which
+it says whether pandas got imported."""
+
+
+def agreement_phases(path: Path, only: list[str]) -> dict[str, float]:
+    """`PHASES` run on `path` (with `--only` when `only` is given)."""
+    proc = subprocess.run([sys.executable, "-c", PHASES, str(path), *only], capture_output=True, text=True,
+                          check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def bench_agreement_cli(runs: int = 3) -> None:
+    """`annotate agreement FILE` end to end (whole command: wall clock, CPU, peak RSS) beside what it is made
+    of in a fresh interpreter (the imports, reading and coding the file, the statistic) and whether it
+    imported pandas; `runs` of each, the median printed."""
     annotate = str(Path(sys.executable).with_name("annotate"))
     with tempfile.TemporaryDirectory(prefix="annotate-bench-") as folder:
         path = write_ratings_file(Path(folder))
         print(f"== annotate agreement on {path.name} ({path.stat().st_size / 1e6:.1f} MB, {N_UNITS:,} units x"
-              f" {N_RATERS} raters, long CSV), {N_BOOT} resamples ==")
-        frame, t_read, c_read = cpu_timed(lambda: read_ratings(path))
-        prepared = prepare_labels(frame, "nominal", source=path)
-        matrix, *_ = ratings_matrix(prepared.ratings, order=prepared.order)
-        _, t_stat, c_stat = cpu_timed(lambda: krippendorff_alpha(matrix, "nominal", n_boot=N_BOOT, seed=0))
-        print(f"in process: read the file {t_read:.3f} s (CPU {c_read:.3f} s), alpha + {N_BOOT} resamples"
-              f" {t_stat:.3f} s (CPU {c_stat:.3f} s); {load()}")
-        start = run_command([annotate, "agreement", "--help"])
-        print(f"`annotate agreement --help` (interpreter and CLI start)  : {start[0]:6.2f} s wall, CPU {start[1]:.2f}"
-              f" s, peak RSS {start[2]:4.0f} MiB; {load()}")
-        for label, extra in (("--only alpha", ["--only", "alpha"]), ("(every coefficient)", [])):
-            wall, cpu, rss = run_command([annotate, "agreement", str(path), *extra])
-            outside = cpu - start[1] - c_stat
-            print(f"`annotate agreement FILE {label}`{' ' * (22 - len(label))}: {wall:6.2f} s wall, CPU {cpu:.2f} s,"
-                  f" peak RSS {rss:4.0f} MiB; CPU beyond the start and the statistic: {outside:.2f} s"
-                  f" ({outside / c_stat:.1f} x the statistic); {load()}")
+              f" {N_RATERS} raters, long CSV), {N_BOOT} resamples, median of {runs} runs ==")
+        start = [run_command([annotate, "agreement", "--help"]) for _ in range(runs)]
+        print(f"`annotate agreement --help` (interpreter and CLI start)  : {_median(start, 0):6.2f} s wall, CPU"
+              f" {_median(start, 1):.2f} s, peak RSS {_median(start, 2):4.0f} MiB; {load()}")
+        for label, only in (("--only alpha", ["alpha"]), ("(every coefficient)", [])):
+            whole = [run_command([annotate, "agreement", str(path), *(["--only", *only] if only else [])])
+                     for _ in range(runs)]
+            phases = [agreement_phases(path, only) for _ in range(runs)]
+            cpu = {key: float(np.median([p[key] for p in phases])) for key in ("import", "read", "statistic")}
+            pandas = "pandas imported" if any(p["pandas"] for p in phases) else "no pandas"
+            print(f"`annotate agreement FILE {label}`{' ' * (22 - len(label))}: {_median(whole, 0):6.2f} s wall,"
+                  f" CPU {_median(whole, 1):.2f} s, peak RSS {_median(whole, 2):4.0f} MiB; {load()}")
+            print(f"    in a fresh interpreter, CPU: imports {cpu['import']:.3f} s, read and code the file"
+                  f" {cpu['read']:.3f} s, the statistic {cpu['statistic']:.3f} s"
+                  f" (read / statistic = {cpu['read'] / cpu['statistic']:.2f}); {pandas}")
     print()
+
+
+def _median(runs: list[tuple[float, float, float]], k: int) -> float:
+    return float(np.median([run[k] for run in runs]))
 
 
 def bench_bradley_terry() -> None:
