@@ -56,7 +56,9 @@ def prepared_labels(
     Returns the labels (an object array of text, or float64 numbers) and the category order to pass on.
     """
     prefix = f"{source}: " if str(source) else ""
-    texts = [str(label) for label in labels.tolist()]
+    texts = labels.tolist()
+    if not all(type(label) is str for label in dict.fromkeys(texts)):  # a file's labels are text already
+        texts = [str(label) for label in texts]
     if order is not None:
         order = tuple(o.strip() for o in order if o.strip())
         if level in ("interval", "ratio"):
