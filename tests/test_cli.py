@@ -14,7 +14,9 @@ from annotate.spec import load_spec
 
 def all_commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     found = []
-    for name, command in group.commands.items():
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
         path = (*prefix, name)
         found.append(path)
         if isinstance(command, click.Group):
@@ -26,9 +28,9 @@ def all_commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple
 def test_every_command_has_help_with_an_example(path: tuple[str, ...]) -> None:
     result = CliRunner().invoke(main, [*path, "--help"])
     assert result.exit_code == 0, result.output
-    command = main
+    command: click.Command = main
     for name in path:
-        command = command.commands[name]  # type: ignore[attr-defined]
+        command = command.get_command(click.Context(command), name)  # type: ignore[attr-defined]
     if not isinstance(command, click.Group):
         assert "Example" in result.output, f"`annotate {' '.join(path)} --help` shows no example"
 
@@ -84,3 +86,20 @@ def test_status_reports_a_broken_spec_by_file_and_key(project: Path) -> None:
     assert result.exit_code != 0
     assert "bad.toml" in result.output
     assert "session.sed" in result.output
+
+
+def test_every_command_is_found_by_name_in_a_fresh_interpreter() -> None:
+    """The command line imports a command's module only when it runs (annotate/cli/__init__.py): each
+    command must be listed there under the module that defines it, or it cannot be run by name."""
+    import subprocess
+    import sys
+
+    code = ("import click, importlib, pkgutil, annotate.cli as cli\n"
+            "for m in pkgutil.iter_modules(cli.__path__): importlib.import_module('annotate.cli.' + m.name)\n"
+            "print(sorted((n, c.callback.__module__) for n, c in cli.main.commands.items()))\n"
+            "print(sorted(cli.main.lazy_commands.items()))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    registered, listed = result.stdout.splitlines()
+    assert registered == listed
+    assert CliRunner().invoke(main, ["strat"]).exit_code == 2  # an unknown name is still a usage error

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import click
 
@@ -23,6 +24,21 @@ class _SafeGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         with _sanitised_errors():
             return super().invoke(ctx)
+
+    lazy_commands: ClassVar[dict[str, str]] = {}
+    """Command name -> the module that defines it (annotate/cli/__init__.py fills it): a command's
+    module is imported only when that command runs (or help lists them all), so `annotate start`
+    does not pay for the analysis, import and team commands' imports before its first item."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy_commands:
+            importlib.import_module(self.lazy_commands[cmd_name])  # registers it on this group
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        for module in sorted(set(self.lazy_commands.values())):
+            importlib.import_module(module)
+        return super().list_commands(ctx)
 
 
 @contextlib.contextmanager
