@@ -7,9 +7,11 @@ import itertools
 import random
 import sqlite3
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from annotate.store._sqlite_utils import sqlite_utils
+if TYPE_CHECKING:
+    from annotate.store._sqlite_utils import sqlite_utils
+
 
 BUSY_TIMEOUT_MS = 30_000
 

@@ -8,7 +8,10 @@ seek in a small index, whatever the queue's length."""
 
 from __future__ import annotations
 
-from annotate.store._sqlite_utils import sqlite_utils
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from annotate.store._sqlite_utils import sqlite_utils
 
 OPEN_QUEUE_TABLE = "open_queue"
 

@@ -9,9 +9,12 @@ never edit one that has shipped.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from annotate.store._sqlite_utils import sqlite_utils
 from annotate.store.tally_schema import _v9_tallies
+
+if TYPE_CHECKING:
+    from annotate.store._sqlite_utils import sqlite_utils
 
 
 def _v1_initial(db: sqlite_utils.Database) -> None:
@@ -338,7 +341,7 @@ def _v15_vote_pairs_by_label(db: sqlite_utils.Database) -> None:
     count_pairs_by_label(db)
 
 
-Migration = Callable[[sqlite_utils.Database], None]
+Migration = Callable[["sqlite_utils.Database"], None]
 
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial, _v2_suggestion_failures, _v3_merges, _v4_identity, _v5_external_label_order, _v6_links,

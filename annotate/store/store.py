@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from annotate.model import Judgment
 from annotate.store import health
-from annotate.store._sqlite_utils import sqlite_utils
 from annotate.store.assignments import AssignmentsMixin
+from annotate.store.database import LazyDatabase
 from annotate.store.errors import StoreError
 from annotate.store.items import ItemsMixin
 from annotate.store.judgment_rows import _judgment_from_row
@@ -54,6 +54,8 @@ from annotate.store.writers import WriterQueue
 if TYPE_CHECKING:
     import pandas as pd
 
+    from annotate.store._sqlite_utils import sqlite_utils
+
 # Names other modules import from here. Store.open and Store.transaction look _retry_locked,
 # begin_immediate and WriterQueue up in this module at call time: bench/stress_concurrent.py swaps
 # begin_immediate and WriterQueue here to measure the ways of waiting that came before.
@@ -70,8 +72,10 @@ READ_ONLY_BY_CHOICE = "opened read-only, only to watch it"
 class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
     """One session file. Open with `Store.open(path)`; use as a context manager to close."""
 
-    def __init__(self, db: sqlite_utils.Database, path: Path, read_only: str = "") -> None:
+    def __init__(self, db: LazyDatabase, path: Path, read_only: str = "") -> None:
         self.db = db
+        """The connection: sqlite-utils' Database, which is imported only when more than reads need it
+        (store/database.py)."""
         self.path = path
         self.read_only_reason = read_only
         """Why this user cannot write the file ("" when they can); every write is then refused."""
@@ -115,7 +119,7 @@ class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
         if access.mode != "rw":
             return cls._open_read_only(path, access)
         conn = health.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
-        db = sqlite_utils.Database(conn, execute_plugins=False)  # no plugin scan: annotate uses none
+        db = LazyDatabase(conn)  # sqlite-utils (no plugin scan: annotate uses none) once more than reads need it
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         health.check_opened(db, path)
         if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
@@ -134,7 +138,7 @@ class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
             health.read_only_uri(path, access.mode), uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
             check_same_thread=False,
         )
-        db = sqlite_utils.Database(conn, execute_plugins=False)  # no plugin scan: annotate uses none
+        db = LazyDatabase(conn)  # sqlite-utils (no plugin scan: annotate uses none) once more than reads need it
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("PRAGMA foreign_keys = ON")
         health.check_opened(db, path, read_only=access.reason)
@@ -162,7 +166,7 @@ class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
                 raise found from exc
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite_utils.Database]:
+    def transaction(self) -> Iterator[sqlite_utils.Database]:  # a LazyDatabase: the same API
         """One write transaction that takes the write lock up front (BEGIN IMMEDIATE), after this
         writer's turn among annotate's writers (writers.py); the turn ends with COMMIT or ROLLBACK.
         In its turn a writer takes SQLite's lock at once (no busy-timeout switching: a submit's CPU

@@ -8,8 +8,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from annotate.store._sqlite_utils import sqlite_utils
+if TYPE_CHECKING:
+    from annotate.store._sqlite_utils import sqlite_utils
+
 
 _TALLY_TABLES = (
     'CREATE TABLE "item_tally" ("category" TEXT NOT NULL PRIMARY KEY, "items" INTEGER NOT NULL,'

@@ -23,7 +23,10 @@ pairs that move from the item's votes by label (O(m) per vote in an item's m vot
 
 from __future__ import annotations
 
-from annotate.store._sqlite_utils import sqlite_utils
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from annotate.store._sqlite_utils import sqlite_utils
 
 VOTE_TABLES = ("vote_index", "vote_label_tally", "one_vote", "coincidence_tally", "unit_tally", "agreement_tally")
 VOTE_INDEXES = ("idx_judgments_recent", "idx_items_gold", "idx_assignments_adjudication", "idx_assignments_suggestion")

@@ -158,6 +158,7 @@ class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, A
         """Answers refused because their item had left the queue (a new plan); never saved."""
         self.training: TrainingState | None = None
         """The annotator's training round (annotate.training) when the session has one; set by make_app."""
+        self._writes_prepared = False
 
     # -- start -------------------------------------------------------------------------------
 
@@ -207,6 +208,14 @@ class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, A
         from annotate.tui.screens.annotate import PairwiseScreen
 
         return PairwiseScreen(index, self.open_guideline)
+
+    def item_painted(self, now_ns: int) -> None:
+        super().item_painted(now_ns)
+        if not self._writes_prepared:
+            # The way to the first item never imports sqlite-utils (store/database.py); a write needs it:
+            # import it on the store thread now, while the annotator reads, not on the first submit.
+            self._writes_prepared = True
+            self.runner.call(self.store.db.load)
 
     # -- rendering ---------------------------------------------------------------------------
 
