@@ -43,6 +43,7 @@ from annotate.tui.pacing import (
     IdleCollectionMixin,
     SittingPaceMixin,
 )
+from annotate.tui.patient import patiently
 from annotate.tui.queue import Prefetcher, Queue, StoreRunner
 from annotate.tui.render import Doc, DocLines, LineCache
 from annotate.tui.screens.item import ItemScreen
@@ -56,6 +57,8 @@ __all__ = [
 WRITE_HOLD_S = 0.2
 """A submit's write starts once the next item is painted, or at the latest this long after the key."""
 DESIGN_CHECK_S = 5.0
+WAITING_STATUS = "Saving… (waiting: another program is writing to the session)"
+"""The progress line while a write waits past the busy timeout (a large import's swap)."""
 """How often the app looks whether the lead planned the session again (the queue then reloads)."""
 DESIGN_KEYS = ("plan_hash", "experiment_hash")
 """Meta keys whose change means the queue may have changed under the open app."""
@@ -80,6 +83,10 @@ class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, A
         """Empty when the write landed."""
         stale: bool = False
         """The write was refused because its assignment is gone or changed (a new plan)."""
+
+    class Waiting(Message):
+        """A write is waiting past the busy timeout for another program's hold on the write lock
+        (sent from the store thread); it is tried again until it lands."""
 
     @dataclass
     class QueueLoaded(Message):
@@ -241,32 +248,32 @@ class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, A
         self.queue.set_answer(judgment)
         sitting_id = self.sitting.id if self.sitting is not None else None
         self.runner.hold(WRITE_HOLD_S)  # until the next item is painted (item_painted releases it)
-        future = self.runner.call(
-            partial(self.store.submit, judgment, list(events), shown=assignment, sitting_id=sitting_id,
-                    taxonomy=self.taxonomy)
-        )
-        self._track(future, assignment.position, judgment)
+        self._track(partial(self.store.submit, judgment, list(events), shown=assignment, sitting_id=sitting_id,
+                            taxonomy=self.taxonomy), assignment.position, judgment)
 
     def write_flag(self, flag: Flag, events: Sequence[Event], assignment: Assignment) -> None:
         """Queue a flag (with its events) on `assignment` as shown."""
         from annotate.store.flags import add_flag
 
-        self._track(self.runner.call(partial(add_flag, self.store, flag, list(events), shown=assignment)), -1, None)
+        self._track(partial(add_flag, self.store, flag, list(events), shown=assignment), -1, None)
 
     def write_withdrawal(self, assignment: Assignment, events: Sequence[Event]) -> None:
         """Queue the withdrawal of the annotator's open flags on `assignment`."""
         from annotate.store.flags import withdraw_flags
 
-        self._track(self.runner.call(partial(withdraw_flags, self.store, assignment, list(events))), -1, None)
+        self._track(partial(withdraw_flags, self.store, assignment, list(events)), -1, None)
 
     def write_events(self, events: Sequence[Event], assignment: Assignment | None = None) -> None:
         """Queue events that belong to no submit (about `assignment`, when they are)."""
-        self._track(self.runner.call(partial(self.store.log_events, list(events), shown=assignment)), -1, None)
+        self._track(partial(self.store.log_events, list(events), shown=assignment), -1, None)
 
-    def _track(self, future: Future, position: int, judgment: Judgment | None) -> None:
+    def _track(self, write: Callable[[], object], position: int, judgment: Judgment | None) -> None:
+        """Queue `write` on the store thread (waiting out another program's long hold on the lock,
+        patient.py) and say `Saving…` until it lands."""
         self._writes_in_flight += 1
         self.save_status = "Saving…"
         self._refresh_progress()
+        future = self.runner.call(patiently(write, lambda: self.post_message(self.Waiting())))
 
         def done(f: Future) -> None:
             error = f.exception()
@@ -275,6 +282,12 @@ class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, A
             self.post_message(self.Saved(position, judgment, text, stale=stale))
 
         future.add_done_callback(done)
+
+    @on(Waiting)
+    def _waiting(self, _message: Waiting) -> None:
+        if self._writes_in_flight and not self.write_errors:
+            self.save_status = WAITING_STATUS
+            self._refresh_progress()
 
     @on(Saved)
     def _saved(self, message: Saved) -> None:
