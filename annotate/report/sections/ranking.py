@@ -143,25 +143,28 @@ def ranking_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]
         notes.append(f"{ctx.headline_name}: " + not_enough(0, "battles", "no human vote on an item with two named "
                                                                          "models"))
         overall: Sequence[Any] = ()
+        headline_items = 0
     else:
         overall = _rank(ctx, headline)
-        payload["overall"] = _ranking_json(overall, len(headline), int(headline["item"].nunique()))
+        headline_items = int(headline["item"].nunique())
+        payload["overall"] = _ranking_json(overall, len(headline), headline_items)
         if len(overall) < 2:
             notes.append(f"Ranking, {ctx.headline_name.lower()}: "
                          + not_enough(len(overall), "models", "a ranking needs two models compared"))
         else:
             tables.append(_ranking_table("ranking_overall", f"Ranking: {ctx.headline_name.lower()}", overall,
                                          len(headline), ctx, note_split=False,  # the section's note says it
-                                         n_items=int(headline["item"].nunique())))
+                                         n_items=headline_items))
     for cohort in cohorts_of(battles):
         part = battles.loc[battles["cohort"] == cohort]
-        ranking = _rank(ctx, part)
-        payload["per_cohort"].append({"cohort": cohort, **_ranking_json(ranking, len(part),
-                                                                        int(part["item"].nunique()))})
+        # the headline's battles are this cohort's, row for row: its ranking is the headline's (fitted once)
         same_as_headline = len(part) == len(headline) and set(headline["cohort"]) == {cohort}
+        ranking = overall if same_as_headline else _rank(ctx, part)
+        n_items = headline_items if same_as_headline else int(part["item"].nunique())
+        payload["per_cohort"].append({"cohort": cohort, **_ranking_json(ranking, len(part), n_items)})
         if len(ranking) >= 2 and not same_as_headline:  # one cohort alone would repeat the table above
             tables.append(_ranking_table(f"ranking_{cohort}", f"Ranking: {cohort} votes", ranking, len(part), ctx,
-                                         n_items=int(part["item"].nunique())))
+                                         n_items=n_items))
     if _n_components(overall) > 1:
         notes.insert(0, _components_note(overall))
     if ctx.collapse_rule:
