@@ -45,6 +45,7 @@ from annotate.analysis.battles import (
     pair_counts_from_arrays,
     played,
 )
+from annotate.analysis.blas_threads import solve
 from annotate.analysis.bootstrap import DEFAULT_N_BOOT, MIN_UNITS_FOR_INTERVAL, percentile_interval
 from annotate.analysis.estimate import json_number
 from annotate.analysis.majority import verdicts
@@ -110,7 +111,7 @@ def _newton(wins: np.ndarray, ridge: float, max_iter: int = 200, tol: float = 1e
         info = n * p * (1.0 - p)
         neg_hess = -info
         neg_hess[:, np.arange(k), np.arange(k)] += info.sum(axis=2)
-        step = np.linalg.solve(neg_hess + ridge * eye + flat, grad[:, :, None])[:, :, 0]
+        step = solve(neg_hess + ridge * eye + flat, grad[:, :, None])[:, :, 0]
         size = np.abs(step).max(axis=1)
         step *= np.minimum(1.0, _MAX_STEP / np.maximum(size, 1e-300))[:, None]
         th = th + step

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from annotate.analysis.blas_threads import solve
+
 __all__ = ["Rows", "by_pair", "information", "newton", "pair_sums", "pair_weights", "score", "sorted_rows"]
 
 MAX_STEP = 2.0
@@ -182,7 +184,7 @@ def newton(rows: Rows, n_w: np.ndarray, s_w: np.ndarray, theta: np.ndarray, beta
         grad[:, :k] -= ridge * th
         grad[:, k:] -= ridge * be
         hess = information(h, rows)
-        step = np.linalg.solve(hess + eye, grad[:, :, None])[:, :, 0]
+        step = solve(hess + eye, grad[:, :, None])[:, :, 0]
         size = np.abs(step).max(axis=1)
         step *= np.minimum(1.0, MAX_STEP / np.maximum(size, 1e-300))[:, None]
         th = th + step[:, :k]
