@@ -111,3 +111,34 @@ def test_first_shown_bias_counts_picks_of_the_slot_shown_first() -> None:
     assert (k.k, k.n, k.n_excluded) == (1, 2, 1)
     assert (report.overall.k, report.overall.n) == (10, 12) and report.kind == "first_shown"
     json.dumps(report.to_json(), allow_nan=False)
+
+
+def test_per_rater_shares_equal_one_proportion_each_and_test_each_count_once(monkeypatch) -> None:
+    """Raters with the same (k, n) share one interval and one exact test, the figures those of `Proportion.of`."""
+    from dataclasses import replace
+
+    import numpy as np
+    import pandas as pd
+
+    from annotate.analysis import bias
+
+    rng = np.random.default_rng(4)
+    raters = rng.integers(0, 300, size=4000)
+    frame = pd.DataFrame({"rater": [f"r{r}" for r in raters], "label": rng.choice(["A", "B", "tie"], size=4000),
+                          "len_a": rng.integers(1, 4, size=4000), "len_b": rng.integers(1, 4, size=4000)})
+    calls: list[tuple[int, int]] = []
+    exact = bias.binomial_test
+
+    def counted(k: int, n: int, p: float = 0.5) -> float:
+        calls.append((k, n))
+        return exact(k, n, p)
+
+    monkeypatch.setattr(bias, "binomial_test", counted)
+    report = bias.length_bias(frame)
+    per_rater = report.per_rater
+    distinct = {(p.k, p.n) for p in per_rater}
+    assert len(per_rater) == 300 and len(distinct) < 300
+    assert len(calls) == len(distinct) + 1  # each (k, n) once, and the pooled share
+    monkeypatch.setattr(bias, "binomial_test", exact)
+    for p in per_rater:
+        assert p == replace(bias.Proportion.of(p.rater, p.k, p.n, p.n_excluded), n_items=p.n)
