@@ -30,7 +30,12 @@ def items_frame(store: Store) -> pd.DataFrame:
     of each slot's final response; NaN when the slot is empty), turn (the metadata's whole-number
     ``turn``, as MT-Bench items carry it; None otherwise). Models and lengths are the ones the import
     kept (`annotate.store.item_facts`); an item without them is read from its responses."""
-    columns = ["item", "kind", "category", "gold", "model_a", "model_b", "len_a", "len_b", "turn"]
+    return _items_by_rowid(store).drop(columns=["rowid"])
+
+
+def _items_by_rowid(store: Store) -> pd.DataFrame:
+    """`items_frame` with each item's rowid first (the frame is in rowid order)."""
+    columns = ["rowid", "item", "kind", "category", "gold", "model_a", "model_b", "len_a", "len_b", "turn"]
     frame = store.frame(_FACTS_SQL)
     missing = frame.index[~frame["known"].astype(bool)]
     if len(missing):
@@ -115,20 +120,17 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
     `shown_first` (the slot the rater saw first, A or B) for external labels whose source says.
     Skips are left out unless include_skips.
     """
+    import numpy as np
     import pandas as pd
 
-    judged = coded_frame(
-        store,
-        "SELECT j.id AS judgment_id, a.item_id AS item, a.annotator_id AS rater, j.label,"
-        " j.skip_reason, a.swapped, j.confidence, j.active_ms, j.submit_ms, a.purpose, a.condition,"
-        " j.initial_label, a.display_order FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
-        " WHERE j.superseded_by IS NULL ORDER BY j.id",
-        text=("item", "label", "skip_reason", "purpose", "condition", "initial_label", "display_order"),
-        lookup={"rater": ("name", "cohort")},
-        lookup_sql="SELECT id, name, cohort FROM annotators",
-    )
+    from annotate.store.judged_frame import judged_frame
+
+    items = _items_by_rowid(store)
+    judged, at = judged_frame(store, items)
     if not include_skips:
-        judged = judged[judged["skip_reason"].isna()]
+        kept = judged["skip_reason"].isna().to_numpy()
+        judged = judged[kept]
+        at = None if at is None else at[kept]
     judged = judged.assign(
         source="judgment", raw=judged["label"], swapped=judged["swapped"].astype(bool),
         label_side=per_distinct(judged["label"], judged["swapped"], _side),
@@ -137,20 +139,35 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
         "SELECT item_id AS item, rater, cohort, label, source, raw, shown_first FROM external_labels ORDER BY id"
     )
     votes = pd.concat([judged, external], ignore_index=True) if len(external) else judged
-    items = items_frame(store).drop(columns=["kind"])
-    return _with_items(votes, items).reindex(columns=list(VOTE_COLUMNS)).reset_index(drop=True)
+    if at is not None and len(external):
+        found = _item_positions(external["item"], items)
+        at = None if found is None else np.concatenate([at, found])
+    items = items.drop(columns=["kind", "rowid"])
+    return _with_items(votes, items, at).reindex(columns=list(VOTE_COLUMNS)).reset_index(drop=True)
 
 
-def _with_items(votes: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
-    """``votes.merge(items, on="item", how="left")``: each vote with its item's columns, taken by position
-    (the items are unique by id) when every vote's item is known; the merge itself otherwise."""
+def _item_positions(ids: pd.Series, items: pd.DataFrame) -> Any:
+    """Each of `ids`' row in `items` (None when one is missing)."""
     import pandas as pd
 
-    codes, distinct = pd.factorize(votes["item"])
+    codes, distinct = pd.factorize(ids)
     at = pd.Index(items["item"]).get_indexer(distinct)
     if (codes < 0).any() or (at < 0).any():
+        return None
+    return at[codes]
+
+
+def _with_items(votes: pd.DataFrame, items: pd.DataFrame, at: Any = None) -> pd.DataFrame:
+    """``votes.merge(items, on="item", how="left")``: each vote with its item's columns, taken by position
+    (the items are unique by id) when every vote's item is known (`at`: the positions, when the read
+    knows them); the merge itself otherwise."""
+    import pandas as pd
+
+    if at is None:
+        at = _item_positions(votes["item"], items)
+    if at is None:
         return votes.merge(items, on="item", how="left")
-    extra = items.drop(columns=["item"]).take(at[codes]).reset_index(drop=True)
+    extra = items.drop(columns=["item"]).take(at).reset_index(drop=True)
     return pd.concat([votes.reset_index(drop=True), extra], axis=1)
 
 

@@ -1,0 +1,187 @@
+"""The current judgments of a session as the votes frame reads them, as integer columns straight from SQLite.
+
+`judged_frame` gives the frame `coded_frame` gives for `JUDGED_SQL` (same columns, values and dtypes),
+without a Python object per row, in one pass over the judgments: SQLite codes each text column (CASE
+over the texts the first `SAMPLE` judgments show; the rows of a text they did not show are read alone),
+packs the codes, NULL flags and a flag for a value of the wrong type into one integer per row, and
+aggregates it and each number column as text (`annotate.store.int_columns`). The item is read as its row
+in `items` (a join), the rater as the annotator's id, looked up once. A text column of many distinct
+values is read as text (coded in chunks); a session with a value of another type than its column's
+(text in a number column) is read by `coded_frame` itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from annotate.store.int_columns import Field, NotIntegers, bits_for, pack, read_ints, unpack
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from annotate.store.store import Store
+
+JUDGED_SQL = (
+    "SELECT j.id AS judgment_id, a.item_id AS item, a.annotator_id AS rater, j.label,"
+    " j.skip_reason, a.swapped, j.confidence, j.active_ms, j.submit_ms, a.purpose, a.condition,"
+    " j.initial_label, a.display_order FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
+    " WHERE j.superseded_by IS NULL ORDER BY j.id"
+)
+"""The query the frame is the result of (with item and rater as the texts of `JUDGED_TEXT` and `JUDGED_LOOKUP`)."""
+JUDGED_TEXT = ("item", "label", "skip_reason", "purpose", "condition", "initial_label", "display_order")
+JUDGED_LOOKUP = {"rater": ("name", "cohort")}
+ANNOTATORS_SQL = "SELECT id, name, cohort FROM annotators"
+
+_FROM = "FROM judgments j NOT INDEXED JOIN assignments a ON a.id = j.assignment_id WHERE j.superseded_by IS NULL"
+"""The current judgments in id order (not the partial index's, which is in assignment order)."""
+_SOURCE = ("FROM judgments j NOT INDEXED JOIN assignments a ON a.id = j.assignment_id"
+           " LEFT JOIN items i ON i.id = a.item_id WHERE j.superseded_by IS NULL")
+"""`_FROM` with each judgment's item row."""
+_TEXT = {"label": "j.label", "skip_reason": "j.skip_reason", "purpose": "a.purpose", "condition": "a.condition",
+         "initial_label": "j.initial_label", "display_order": "a.display_order"}
+_NUMBER = {"confidence": "j.confidence", "active_ms": "j.active_ms", "submit_ms": "j.submit_ms"}
+_ORDER = ("judgment_id", "item", "rater", "cohort", "label", "skip_reason", "swapped", "confidence", "active_ms",
+          "submit_ms", "purpose", "condition", "initial_label", "display_order")
+SAMPLE = 20_000
+"""Judgments whose texts give each text column's codes (a text not among them is read for its rows alone)."""
+CASE_LIMIT = 64
+"""A text column of more distinct values than this is read as text (a CASE of many values costs more)."""
+
+
+def coded_judged(store: Store) -> pd.DataFrame:
+    """The judged frame as `coded_frame` reads it (the reference `judged_frame` keeps to)."""
+    from annotate.store.frames import coded_frame
+
+    return coded_frame(store, JUDGED_SQL, text=JUDGED_TEXT, lookup=JUDGED_LOOKUP, lookup_sql=ANNOTATORS_SQL)
+
+
+def judged_frame(store: Store, items: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """The current judgments (`coded_judged`'s frame), and each one's item as its row in `items` (the
+    items frame with a `rowid` column, in rowid order; None when an item is not among them)."""
+    known = _sampled_texts(store)
+    read = None if known is None else _read(store, known, items)
+    return (coded_judged(store), None) if read is None else read
+
+
+def _sampled_texts(store: Store) -> dict[str, list[str]] | None:
+    """The distinct texts of each text column among the first `SAMPLE` judgments, in order of first
+    appearance; None when one is not text (the frame is then read row by row)."""
+    picked = ", ".join(f"{sql} AS {name}" for name, sql in _TEXT.items())
+    sample = store.db.conn.execute(
+        f"SELECT DISTINCT {', '.join(_TEXT)} FROM (SELECT {picked} {_FROM} ORDER BY j.id LIMIT {SAMPLE})").fetchall()
+    known = {}
+    for k, name in enumerate(_TEXT):
+        known[name] = list(dict.fromkeys(r[k] for r in sample if r[k] is not None))
+        if any(type(v) is not str for v in known[name]):
+            return None
+    return known
+
+
+def _read(store: Store, known: dict[str, list[str]],
+          items: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray | None] | None:
+    """The frame from one pass of aggregated words (the text columns of many values read as text); None
+    when a value read is not of its column's type, or there are no judgments."""
+    import numpy as np
+    import pandas as pd
+
+    from annotate.store.frames import _looked_up, _text_column
+
+    bounds = store.db.conn.execute("SELECT min(id), max(id) FROM judgments").fetchone()
+    if bounds[0] is None:
+        return None
+    typed = ["typeof(a.annotator_id) != 'integer'", "coalesce(a.swapped NOT IN (0, 1), 1)"]
+    typed += [f"typeof({sql}) NOT IN ('integer', 'null')" for sql in _NUMBER.values()]
+    typed += [f"typeof({sql}) NOT IN ('text', 'null')" for sql in _TEXT.values()]
+    fields = [Field("bad", " OR ".join(typed), 1), Field("swapped", "coalesce(a.swapped = 1, 0)", 1)]
+    fields += [Field(f"{name}.null", f"{sql} IS NULL", 1) for name, sql in _NUMBER.items()]
+    params: list[Any] = []
+    as_text = [name for name in _TEXT if len(known[name]) > CASE_LIMIT]
+    other: dict[str, int] = {}
+    for name, sql in _TEXT.items():
+        if name in as_text:
+            continue
+        bits = bits_for(len(known[name]) + 1)
+        other[name] = (1 << bits) - 1  # a value the sample did not show
+        whens = " ".join(f"WHEN {sql} = ? THEN {k + 1}" for k in range(len(known[name])))
+        fields.append(Field(name, f"CASE WHEN {sql} IS NULL THEN 0 {whens} ELSE {other[name]} END", bits))
+        params += known[name]
+    packing = pack(fields)
+    exprs = ["coalesce(a.annotator_id, 0)", "coalesce(i.rowid, -1)"]
+    exprs += [f"coalesce({sql}, 0)" for sql in _NUMBER.values()]
+    try:
+        words = read_ints(store.db.conn, _SOURCE, (), [sql for sql, _ in packing] + exprs, "j.id", bounds,
+                          select_params=params, with_keys=True)
+    except NotIntegers:  # a number column holds text or a real: the bad flag would say so too
+        return None
+    ids, values = words[0], unpack(words[1:1 + len(packing)], packing)
+    raters, rowids, *numbers = words[1 + len(packing):]
+    if values["bad"].any():
+        return None
+    n = ids.size
+    columns: dict[str, Any] = {"judgment_id": ids, "swapped": values["swapped"]}
+    positions = _positions(items, rowids)
+    if positions is not None:
+        columns["item"] = _text_column(items["item"].to_numpy(dtype=object).tolist(), positions)
+    columns.update(_looked_up(store, ANNOTATORS_SQL, raters, JUDGED_LOOKUP["rater"], "rater"))
+    for name, ints in zip(_NUMBER, numbers, strict=True):
+        columns[name] = _number(ints, values[f"{name}.null"].astype(bool))
+    for name in other:
+        codes = values[name] - 1
+        distinct = list(known[name])
+        unseen = np.flatnonzero(values[name] == other[name])
+        if unseen.size:
+            texts = _texts_at(store, _TEXT[name], ids[unseen].tolist())
+            table = {v: k for k, v in enumerate(distinct)}
+            codes[unseen] = [table.setdefault(v, len(table)) for v in texts]
+            distinct = list(table)
+        columns[name] = _text_column(distinct, codes) if n else np.zeros(0, dtype=object)
+    missing = [*as_text, *([] if positions is not None else ["item"])]
+    if missing:
+        from annotate.store.frames import coded_frame
+
+        picked = ", ".join("a.item_id AS item" if m == "item" else f"{_TEXT[m]} AS {m}" for m in missing)
+        read = coded_frame(store, f"SELECT {picked} {_FROM} ORDER BY j.id", text=missing)
+        for name in missing:
+            columns[name] = read[name].array
+    if not n:
+        return None
+    return pd.DataFrame({name: columns[name] for name in _ORDER}), positions
+
+
+def _positions(items: pd.DataFrame, rowids: np.ndarray) -> np.ndarray | None:
+    """Each judgment's item as its place in `items` (rowid order), from the item's rowid (-1: none); None
+    when an item is not there."""
+    import numpy as np
+
+    known = items["rowid"].to_numpy(dtype=np.int64)
+    if (rowids < 0).any() or not known.size:
+        return None
+    at = np.minimum(np.searchsorted(known, rowids), known.size - 1)
+    return at if (known[at] == rowids).all() else None
+
+
+def _texts_at(store: Store, sql: str, ids: list[int]) -> list[Any]:
+    """The text of `sql` of the judgments `ids` (ascending), in that order."""
+    out: list[Any] = []
+    for begin in range(0, len(ids), 500):
+        chunk = ids[begin:begin + 500]
+        out += [v for (v,) in store.db.conn.execute(
+            f"SELECT {sql} {_FROM} AND j.id IN ({','.join('?' * len(chunk))}) ORDER BY j.id", chunk)]
+    return out
+
+
+def _number(ints: np.ndarray, null: np.ndarray) -> Any:
+    """A number column typed as `coded_frame` types it: int64 when never NULL (and within 2**53), float64
+    (NaN for NULL) otherwise, None objects when every value is NULL."""
+    import numpy as np
+
+    if null.all():
+        return np.full(ints.size, None, dtype=object)
+    if null.any():
+        out = ints.astype(np.float64)
+        out[null] = np.nan
+        return out
+    if (np.abs(ints) < 2 ** 53).all():
+        return ints
+    return ints.astype(np.float64)
