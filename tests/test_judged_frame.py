@@ -134,3 +134,14 @@ def test_read_ints_packs_and_unpacks_in_key_order(store: Store) -> None:
     assert big.tolist() == [(k * 7919) << 38 for k in range(11, 2001)]
     with pytest.raises(NotIntegers):
         read_ints(store.db.conn, "FROM t WHERE 1", [], ["CASE WHEN k = 5 THEN NULL ELSE k END"], "k", (1, 10))
+
+
+def test_queue_positions_are_the_row_read(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    from annotate.store.frames import judgment_positions
+
+    _session(store)
+    fast = judgment_positions(store)
+    monkeypatch.setattr(jf, "queue_positions", lambda s: None)
+    slow = judgment_positions(store)
+    pd.testing.assert_series_equal(fast, slow)
+    assert fast.tolist() == [0, 0, 1, 0, 1, 0] and fast.index.tolist() == [1, 4, 5, 6, 7, 8]

@@ -285,6 +285,11 @@ def _codes_of(values: list[Any]) -> tuple[Any, list[Any]]:
 def judgment_positions(store: Store) -> pd.Series:
     """Queue position (0-based place of its assignment in the annotator's queue) of every current
     judgment that is not a skip, indexed by judgment id."""
+    from annotate.store.judged_frame import queue_positions
+
+    read = queue_positions(store)
+    if read is not None:
+        return read
     frame = coded_frame(
         store, "SELECT j.id AS judgment_id, a.position FROM judgments j JOIN assignments a ON a.id = j.assignment_id"
         " WHERE j.superseded_by IS NULL AND j.skip_reason IS NULL ORDER BY j.id"

@@ -185,3 +185,24 @@ def _number(ints: np.ndarray, null: np.ndarray) -> Any:
     if (np.abs(ints) < 2 ** 53).all():
         return ints
     return ints.astype(np.float64)
+
+
+def queue_positions(store: Store) -> pd.Series | None:
+    """`frames.judgment_positions` read as integer columns: the queue position of every current judgment
+    that is not a skip, indexed by judgment id (named judgment_id, the series position); None when there
+    is none or a position is not an integer (then read row by row)."""
+    import numpy as np
+    import pandas as pd
+
+    bounds = store.db.conn.execute("SELECT min(id), max(id) FROM judgments").fetchone()
+    if bounds[0] is None:
+        return None
+    try:
+        ids, positions = read_ints(store.db.conn, f"{_FROM} AND j.skip_reason IS NULL", (), ["a.position"], "j.id",
+                                   bounds, with_keys=True)
+    except NotIntegers:
+        return None
+    if not ids.size:
+        return None
+    return pd.Series(_number(positions, np.zeros(ids.size, dtype=bool)), index=pd.Index(ids, name="judgment_id"),
+                     name="position")
