@@ -76,18 +76,25 @@ def test_texts_the_sample_did_not_show_and_columns_of_many_texts(store: Store, m
 
 
 def test_values_of_another_type_fall_back_to_the_row_read(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Text in a number column, a blob in a text column: read by `coded_frame` itself."""
+    """Text or a real in a number column, a blob among the sampled texts, a rater not among the annotators:
+    read by `coded_frame` itself."""
     _session(store)
     _same(store)
     calls = []
     row_read = jf.coded_judged
     monkeypatch.setattr(jf, "coded_judged", lambda s: calls.append(1) or row_read(s))
-    for sql in ("UPDATE judgments SET confidence = 'high' WHERE confidence = 5",
-                "UPDATE judgments SET label = x'41' WHERE label = 'both_bad'"):
+    steps = [("UPDATE judgments SET confidence = 'high' WHERE confidence = 5", 1),
+             ("UPDATE judgments SET confidence = 2.5 WHERE confidence = 'high'", 2),
+             ("UPDATE judgments SET confidence = 5 WHERE confidence = 2.5", 2),
+             ("UPDATE judgments SET label = x'41' WHERE label = 'both_bad'", 3),  # in the sample: a row read
+             ("UPDATE judgments SET label = 'B' WHERE label = x'41'", 3),
+             ("UPDATE assignments SET annotator_id = 99 WHERE annotator_id = 1", 4)]
+    store.db.execute("PRAGMA foreign_keys = OFF")
+    for sql, row_reads in steps:
         store.db.execute(sql)
         new, _ = jf.judged_frame(store, _items_by_rowid(store))
         pd.testing.assert_frame_equal(new, _reference(store))
-    assert len(calls) == 2
+        assert len(calls) == row_reads
 
 
 def test_numbers_past_two_to_the_53_and_missing_items(store: Store) -> None:
@@ -145,3 +152,13 @@ def test_queue_positions_are_the_row_read(store: Store, monkeypatch: pytest.Monk
     slow = judgment_positions(store)
     pd.testing.assert_series_equal(fast, slow)
     assert fast.tolist() == [0, 0, 1, 0, 1, 0] and fast.index.tolist() == [1, 4, 5, 6, 7, 8]
+
+
+def test_a_blob_the_sample_did_not_show_is_read_alone(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    _session(store)
+    monkeypatch.setattr(jf, "SAMPLE", 1)
+    store.db.execute("UPDATE judgments SET label = x'41' WHERE label = 'both_bad'")
+    monkeypatch.setattr(jf, "coded_judged", lambda s: pytest.fail("read row by row"))
+    new, _ = jf.judged_frame(store, _items_by_rowid(store))
+    pd.testing.assert_frame_equal(new, _reference(store))
+    assert b"A" in new["label"].tolist()

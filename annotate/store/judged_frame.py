@@ -90,10 +90,20 @@ def _read(store: Store, known: dict[str, list[str]],
     bounds = store.db.conn.execute("SELECT min(id), max(id) FROM judgments").fetchone()
     if bounds[0] is None:
         return None
+    raters_low, raters_high = store.db.conn.execute("SELECT min(id), max(id) FROM annotators").fetchone()
+    items_low, items_high = store.db.conn.execute("SELECT min(rowid), max(rowid) FROM items").fetchone()
+    if raters_low is None:
+        return None
+    # text and reals in the number columns do not parse (NotIntegers); a blob in a text column is a text
+    # the sample did not show, read alone
     typed = ["typeof(a.annotator_id) != 'integer'", "coalesce(a.swapped NOT IN (0, 1), 1)"]
-    typed += [f"typeof({sql}) NOT IN ('integer', 'null')" for sql in _NUMBER.values()]
-    typed += [f"typeof({sql}) NOT IN ('text', 'null')" for sql in _TEXT.values()]
-    fields = [Field("bad", " OR ".join(typed), 1), Field("swapped", "coalesce(a.swapped = 1, 0)", 1)]
+    typed += [f"typeof({sql}) = 'blob'" for sql in _NUMBER.values()]
+    rater = (f"CASE WHEN a.annotator_id BETWEEN {raters_low} AND {raters_high} THEN a.annotator_id - {raters_low - 1}"
+             " ELSE 0 END")
+    fields = [Field("bad", " OR ".join(typed), 1), Field("swapped", "coalesce(a.swapped = 1, 0)", 1),
+              Field("rater", rater, bits_for(raters_high - raters_low + 1))]
+    if items_low is not None:
+        fields.append(Field("item", f"coalesce(i.rowid - {items_low - 1}, 0)", bits_for(items_high - items_low + 1)))
     fields += [Field(f"{name}.null", f"{sql} IS NULL", 1) for name, sql in _NUMBER.items()]
     params: list[Any] = []
     as_text = [name for name in _TEXT if len(known[name]) > CASE_LIMIT]
@@ -107,17 +117,18 @@ def _read(store: Store, known: dict[str, list[str]],
         fields.append(Field(name, f"CASE WHEN {sql} IS NULL THEN 0 {whens} ELSE {other[name]} END", bits))
         params += known[name]
     packing = pack(fields)
-    exprs = ["coalesce(a.annotator_id, 0)", "coalesce(i.rowid, -1)"]
-    exprs += [f"coalesce({sql}, 0)" for sql in _NUMBER.values()]
     try:
-        words = read_ints(store.db.conn, _SOURCE, (), [sql for sql, _ in packing] + exprs, "j.id", bounds,
+        words = read_ints(store.db.conn, _SOURCE, (), [sql for sql, _ in packing] +
+                          [f"coalesce({sql}, 0)" for sql in _NUMBER.values()], "j.id", bounds,
                           select_params=params, with_keys=True)
-    except NotIntegers:  # a number column holds text or a real: the bad flag would say so too
+    except NotIntegers:  # a number column holds text or a real
         return None
-    ids, values = words[0], unpack(words[1:1 + len(packing)], packing)
-    raters, rowids, *numbers = words[1 + len(packing):]
-    if values["bad"].any():
+    ids, values, numbers = words[0], unpack(words[1:1 + len(packing)], packing), words[1 + len(packing):]
+    if values["bad"].any() or not (values["rater"] > 0).all():  # a rater not among the annotators
         return None
+    raters = values["rater"] + (raters_low - 1)
+    rowids = values["item"] + (items_low - 1) if items_low is not None else np.full(ids.size, -1, dtype=np.int64)
+    rowids[values.get("item", rowids) == 0] = -1
     n = ids.size
     columns: dict[str, Any] = {"judgment_id": ids, "swapped": values["swapped"]}
     positions = _positions(items, rowids)
@@ -158,7 +169,7 @@ def _positions(items: pd.DataFrame, rowids: np.ndarray) -> np.ndarray | None:
     if (rowids < 0).any() or not known.size:
         return None
     at = np.minimum(np.searchsorted(known, rowids), known.size - 1)
-    return at if (known[at] == rowids).all() else None
+    return at if (known[at] == rowids).all() else None  # a rowid not in `items`: it changed since
 
 
 def _texts_at(store: Store, sql: str, ids: list[int]) -> list[Any]:
