@@ -36,7 +36,10 @@ def items_frame(store: Store) -> pd.DataFrame:
 def _items_by_rowid(store: Store) -> pd.DataFrame:
     """`items_frame` with each item's rowid first (the frame is in rowid order)."""
     columns = ["rowid", "item", "kind", "category", "gold", "model_a", "model_b", "len_a", "len_b", "turn"]
-    frame = store.frame(_FACTS_SQL)
+    from annotate.store.item_rows import item_rows
+
+    frame = item_rows(store)[["rowid", "item", "kind", "category", "gold", "known", "model_a", "model_b", "len_a",
+                              "len_b", "turn"]].copy()
     missing = frame.index[~frame["known"].astype(bool)]
     if len(missing):
         import pandas as pd
@@ -98,15 +101,6 @@ _ITEMS_SQL = (
 """The items' model names and response lengths read in SQL, so the texts never become Python strings
 (the stored JSON escapes nothing but quotes, backslashes and control characters; a NUL, which SQLite's
 text functions stop at, sends its item to Python)."""
-
-_FACTS_SQL = (
-    "SELECT i.rowid AS rowid, i.id AS item, i.kind, i.category, i.gold, f.item_id IS NOT NULL AS known,"
-    " f.model_a, f.model_b, f.len_a, f.len_b,"
-    " CASE WHEN json_valid(i.metadata) AND json_type(i.metadata, '$.turn') = 'integer'"
-    " THEN json_extract(i.metadata, '$.turn') END AS turn"
-    " FROM items i LEFT JOIN item_facts f ON f.item_id = i.id AND f.content_hash = i.content_hash ORDER BY i.rowid"
-)
-"""Every item with the models and lengths its import kept (known: a row of the item's content is stored)."""
 
 
 def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
@@ -355,11 +349,11 @@ def empty_responses_frame(store: Store) -> pd.DataFrame:
     without them are tested in SQL, never loaded."""
     import pandas as pd
 
-    facts = store.frame(
-        "SELECT i.rowid AS rowid, i.id AS item, f.item_id IS NOT NULL AS known, f.empty_slots FROM items i"
-        " LEFT JOIN item_facts f ON f.item_id = i.id AND f.content_hash = i.content_hash"
-        " WHERE f.item_id IS NULL OR f.empty_slots IS NOT NULL ORDER BY i.rowid"
-    )
+    from annotate.store.item_rows import item_rows
+
+    every = item_rows(store)
+    facts = every.loc[~every["known"].astype(bool) | every["empty_slots"].notna(),
+                      ["rowid", "item", "known", "empty_slots"]]
     known = facts.loc[facts["known"].astype(bool)]
     rows = [(rowid, k, item, slot) for rowid, item, slots in known[["rowid", "item", "empty_slots"]].itertuples(
         index=False) for k, slot in enumerate(slots.split(","))]

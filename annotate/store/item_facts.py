@@ -61,10 +61,10 @@ def staged_rows(first_seq: int, facts: Iterable[tuple[int, Sequence[Any]]]) -> I
 
 def stored_item_facts(store: Store, columns: Sequence[str] = FACT_COLUMNS, kind: str | None = None) -> pd.DataFrame:
     """Every item (of `kind`, or all) in item order: item, known (whether a row of its current content
-    is stored) and `columns` (None / NaN where not known)."""
-    picked = ", ".join(f"f.{c}" for c in columns)
-    return store.frame(
-        f"SELECT i.id AS item, f.item_id IS NOT NULL AS known, {picked} FROM items i"
-        " LEFT JOIN item_facts f ON f.item_id = i.id AND f.content_hash = i.content_hash"
-        + (" WHERE i.kind = ?" if kind else "") + " ORDER BY i.rowid", [kind] if kind else [],
-    )
+    is stored) and `columns` (None / NaN where not known; typed as the scan of all items types them).
+    Read from `annotate.store.item_rows`, the one scan of the items a report makes."""
+    from annotate.store.item_rows import item_rows
+
+    rows = item_rows(store)
+    picked = rows if kind is None else rows.loc[rows["kind"] == kind]
+    return picked[["item", "known", *columns]].reset_index(drop=True)

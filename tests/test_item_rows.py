@@ -1,0 +1,56 @@
+"""The one scan of the items a report makes (annotate.store.item_rows): the readers built on it give what
+their own queries gave, and it is read again once the file changes."""
+
+from __future__ import annotations
+
+import pandas as pd
+from conftest import make_item
+
+from annotate.store import Store
+from annotate.store import item_rows as rows_module
+from annotate.store.frames import empty_responses_frame, items_frame
+from annotate.store.item_facts import STYLE_COLUMNS, stored_item_facts
+
+FACTS_SQL = (
+    "SELECT i.rowid AS rowid, i.id AS item, i.kind, i.category, i.gold, f.item_id IS NOT NULL AS known,"
+    " f.model_a, f.model_b, f.len_a, f.len_b,"
+    " CASE WHEN json_valid(i.metadata) AND json_type(i.metadata, '$.turn') = 'integer'"
+    " THEN json_extract(i.metadata, '$.turn') END AS turn"
+    " FROM items i LEFT JOIN item_facts f ON f.item_id = i.id AND f.content_hash = i.content_hash ORDER BY i.rowid"
+)
+"""The items frame's own query before the one scan."""
+
+
+def _items(store: Store) -> None:
+    store.add_items([make_item("i1", a="", b="ok", gold="A", category="code"), make_item("i2", metadata={"turn": 2}),
+                     make_item("i3", a=" \n", b="fine")])
+
+
+def test_the_readers_read_what_their_queries_read(store: Store) -> None:
+    _items(store)
+    store.db.execute("DELETE FROM item_facts WHERE item_id = 'i3'")  # an item whose facts are read from its texts
+    frame = store.frame(FACTS_SQL)
+    pd.testing.assert_frame_equal(rows_module.item_rows(store)[list(frame.columns)], frame)  # dtypes included
+    assert items_frame(store)["turn"].tolist() == [None, 2, None] and items_frame(store)["len_a"].tolist()[:2] == [0, 9]
+    picked = ", ".join(f"f.{c}" for c in STYLE_COLUMNS)
+    stored = store.frame(f"SELECT i.id AS item, f.item_id IS NOT NULL AS known, {picked} FROM items i LEFT JOIN"
+                         " item_facts f ON f.item_id = i.id AND f.content_hash = i.content_hash WHERE i.kind = ?"
+                         " ORDER BY i.rowid", ["pairwise"])
+    new = stored_item_facts(store, STYLE_COLUMNS, kind="pairwise")
+    assert new["item"].tolist() == stored["item"].tolist() and new["known"].tolist() == stored["known"].tolist()
+    assert new[list(STYLE_COLUMNS)].fillna(-1).astype(int).equals(stored[list(STYLE_COLUMNS)].fillna(-1).astype(int))
+    assert list(zip(*empty_responses_frame(store).to_dict("list").values(), strict=True)) == [("i1", "A"), ("i3", "A")]
+
+
+def test_one_scan_until_the_file_changes(store: Store, monkeypatch) -> None:
+    _items(store)
+    scans = []
+    plain = store.frame
+    monkeypatch.setattr(store, "frame", lambda sql, params=(): scans.append(sql) or plain(sql, params))
+    items_frame(store)
+    stored_item_facts(store, STYLE_COLUMNS, kind="pairwise")
+    empty_responses_frame(store)
+    assert scans.count(rows_module.ITEM_ROWS_SQL) == 1
+    store.add_items([make_item("i4")])
+    assert items_frame(store)["item"].tolist() == ["i1", "i2", "i3", "i4"]
+    assert scans.count(rows_module.ITEM_ROWS_SQL) == 2
