@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from annotate.store import text_codes
 from annotate.store.int_columns import Field, NotIntegers, bits_for, pack, read_ints, unpack
+from annotate.store.text_codes import case_field, decoded, texts_at
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,10 +45,8 @@ _TEXT = {"label": "j.label", "skip_reason": "j.skip_reason", "purpose": "a.purpo
 _NUMBER = {"confidence": "j.confidence", "active_ms": "j.active_ms", "submit_ms": "j.submit_ms"}
 _ORDER = ("judgment_id", "item", "rater", "cohort", "label", "skip_reason", "swapped", "confidence", "active_ms",
           "submit_ms", "purpose", "condition", "initial_label", "display_order")
-SAMPLE = 20_000
-"""Judgments whose texts give each text column's codes (a text not among them is read for its rows alone)."""
-CASE_LIMIT = 64
-"""A text column of more distinct values than this is read as text (a CASE of many values costs more)."""
+SAMPLE = text_codes.SAMPLE
+CASE_LIMIT = text_codes.CASE_LIMIT
 
 
 def coded_judged(store: Store) -> pd.DataFrame:
@@ -65,17 +65,9 @@ def judged_frame(store: Store, items: pd.DataFrame) -> tuple[pd.DataFrame, np.nd
 
 
 def _sampled_texts(store: Store) -> dict[str, list[str]] | None:
-    """The distinct texts of each text column among the first `SAMPLE` judgments, in order of first
-    appearance; None when one is not text (the frame is then read row by row)."""
-    picked = ", ".join(f"{sql} AS {name}" for name, sql in _TEXT.items())
-    sample = store.db.conn.execute(
-        f"SELECT DISTINCT {', '.join(_TEXT)} FROM (SELECT {picked} {_FROM} ORDER BY j.id LIMIT {SAMPLE})").fetchall()
-    known = {}
-    for k, name in enumerate(_TEXT):
-        known[name] = list(dict.fromkeys(r[k] for r in sample if r[k] is not None))
-        if any(type(v) is not str for v in known[name]):
-            return None
-    return known
+    """The texts of each text column the first `SAMPLE` judgments show; None when one is not text (the
+    frame is then read row by row)."""
+    return text_codes.sampled_texts(store.db.conn, _TEXT, _FROM, "j.id", SAMPLE)
 
 
 def _read(store: Store, known: dict[str, list[str]],
@@ -109,13 +101,10 @@ def _read(store: Store, known: dict[str, list[str]],
     as_text = [name for name in _TEXT if len(known[name]) > CASE_LIMIT]
     other: dict[str, int] = {}
     for name, sql in _TEXT.items():
-        if name in as_text:
-            continue
-        bits = bits_for(len(known[name]) + 1)
-        other[name] = (1 << bits) - 1  # a value the sample did not show
-        whens = " ".join(f"WHEN {sql} = ? THEN {k + 1}" for k in range(len(known[name])))
-        fields.append(Field(name, f"CASE WHEN {sql} IS NULL THEN 0 {whens} ELSE {other[name]} END", bits))
-        params += known[name]
+        if name not in as_text:
+            field, values_of, other[name] = case_field(name, sql, known[name])
+            fields.append(field)
+            params += values_of
     packing = pack(fields)
     try:
         words = read_ints(store.db.conn, _SOURCE, (), [sql for sql, _ in packing] +
@@ -138,15 +127,8 @@ def _read(store: Store, known: dict[str, list[str]],
     for name, ints in zip(_NUMBER, numbers, strict=True):
         columns[name] = _number(ints, values[f"{name}.null"].astype(bool))
     for name in other:
-        codes = values[name] - 1
-        distinct = list(known[name])
-        unseen = np.flatnonzero(values[name] == other[name])
-        if unseen.size:
-            texts = _texts_at(store, _TEXT[name], ids[unseen].tolist())
-            table = {v: k for k, v in enumerate(distinct)}
-            codes[unseen] = [table.setdefault(v, len(table)) for v in texts]
-            distinct = list(table)
-        columns[name] = _text_column(distinct, codes) if n else np.zeros(0, dtype=object)
+        columns[name] = decoded(values[name], known[name], other[name], ids,
+                                lambda keys, sql=_TEXT[name]: texts_at(store.db.conn, sql, _FROM, "j.id", keys))
     missing = [*as_text, *([] if positions is not None else ["item"])]
     if missing:
         from annotate.store.frames import coded_frame
@@ -170,16 +152,6 @@ def _positions(items: pd.DataFrame, rowids: np.ndarray) -> np.ndarray | None:
         return None
     at = np.minimum(np.searchsorted(known, rowids), known.size - 1)
     return at if (known[at] == rowids).all() else None  # a rowid not in `items`: it changed since
-
-
-def _texts_at(store: Store, sql: str, ids: list[int]) -> list[Any]:
-    """The text of `sql` of the judgments `ids` (ascending), in that order."""
-    out: list[Any] = []
-    for begin in range(0, len(ids), 500):
-        chunk = ids[begin:begin + 500]
-        out += [v for (v,) in store.db.conn.execute(
-            f"SELECT {sql} {_FROM} AND j.id IN ({','.join('?' * len(chunk))}) ORDER BY j.id", chunk)]
-    return out
 
 
 def _number(ints: np.ndarray, null: np.ndarray) -> Any:
