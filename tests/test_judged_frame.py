@@ -162,3 +162,25 @@ def test_a_blob_the_sample_did_not_show_is_read_alone(store: Store, monkeypatch:
     new, _ = jf.judged_frame(store, _items_by_rowid(store))
     pd.testing.assert_frame_equal(new, _reference(store))
     assert b"A" in new["label"].tolist()
+
+
+def test_external_labels_read_as_integers_are_the_plain_frame(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Codes from the sample, texts it did not show, a column of many texts, a label on an unknown item."""
+    from annotate.store import external_frame as ef
+    from annotate.store import text_codes
+
+    _session(store)
+    store.add_external_labels([ExternalLabel("mt", f"r{k}", "crowd" if k % 2 else "expert", "i2", "A" if k else "tie",
+                                             None if k % 3 else "model_a", shown_first="B" if k == 4 else None)
+                               for k in range(6)])
+    for sample, limit in ((20_000, 64), (1, 64), (20_000, 2)):
+        monkeypatch.setattr(text_codes, "CASE_LIMIT", limit)
+        monkeypatch.setattr(text_codes, "SAMPLE", sample)
+        new, at = ef.external_frame(store, _items_by_rowid(store))
+        pd.testing.assert_frame_equal(new, store.frame(ef.EXTERNAL_SQL))
+        assert at is not None and _items_by_rowid(store)["item"].to_numpy()[at].tolist() == new["item"].tolist()
+    store.db.execute("PRAGMA foreign_keys = OFF")
+    store.db.execute("UPDATE external_labels SET item_id = 'gone' WHERE rater = 'r3'")
+    new, at = ef.external_frame(store, _items_by_rowid(store))
+    pd.testing.assert_frame_equal(new, store.frame(ef.EXTERNAL_SQL))
+    assert at is None and "gone" in votes_frame(store)["item"].tolist()

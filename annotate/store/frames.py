@@ -117,10 +117,13 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
     import numpy as np
     import pandas as pd
 
+    from annotate.store.external_frame import external_frame
     from annotate.store.judged_frame import judged_frame
 
     items = _items_by_rowid(store)
     judged, at = judged_frame(store, items)
+    if at is None and not len(judged):  # no judgments: the labels' items alone
+        at = np.zeros(0, dtype=np.int64)
     if not include_skips:
         kept = judged["skip_reason"].isna().to_numpy()
         judged = judged[kept]
@@ -129,12 +132,10 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
         source="judgment", raw=judged["label"], swapped=judged["swapped"].astype(bool),
         label_side=per_distinct(judged["label"], judged["swapped"], _side),
     ).drop(columns=["skip_reason"])
-    external = store.frame(
-        "SELECT item_id AS item, rater, cohort, label, source, raw, shown_first FROM external_labels ORDER BY id"
-    )
+    external, found = external_frame(store, items)
     votes = pd.concat([judged, external], ignore_index=True) if len(external) else judged
     if at is not None and len(external):
-        found = _item_positions(external["item"], items)
+        found = _item_positions(external["item"], items) if found is None else found
         at = None if found is None else np.concatenate([at, found])
     items = items.drop(columns=["kind", "rowid"])
     return _with_items(votes, items, at).reindex(columns=list(VOTE_COLUMNS)).reset_index(drop=True)

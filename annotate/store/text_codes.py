@@ -22,9 +22,11 @@ CASE_LIMIT = 64
 
 
 def sampled_texts(conn: sqlite3.Connection, columns: Mapping[str, str], source: str, key: str,
-                  sample: int = SAMPLE) -> dict[str, list[str]] | None:
+                  sample: int | None = None) -> dict[str, list[str]] | None:
     """The distinct texts of each of `columns` ({name: SQL}) among the first `sample` rows of `source`
-    (``FROM ... WHERE ...``) in `key` order, in order of first appearance; None when one is not text."""
+    (``FROM ... WHERE ...``) in `key` order (`SAMPLE` when not given), in order of first appearance; None
+    when one is not text."""
+    sample = SAMPLE if sample is None else sample
     picked = ", ".join(f"{sql} AS {name}" for name, sql in columns.items())
     first = f"SELECT {picked} {source} ORDER BY {key} LIMIT {sample}"
     rows = conn.execute(f"SELECT DISTINCT {', '.join(columns)} FROM ({first})").fetchall()

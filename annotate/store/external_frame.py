@@ -1,0 +1,88 @@
+"""The imported external labels as the votes frame reads them, as integer columns straight from SQLite.
+
+`external_frame` gives the frame `Store.frame` gives for `EXTERNAL_SQL` (same columns, values and dtypes)
+without a Python object per label: the item is read as its row in `items` (a join), each text column of
+few values as codes (`annotate.store.text_codes`), packed into one integer per label and aggregated as
+text (`annotate.store.int_columns`). A column of many texts (the raters of a crowd) is read as text, a
+chunk at a time, coded as it comes (`coded_frame`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from annotate.store import text_codes
+from annotate.store.int_columns import Field, NotIntegers, bits_for, pack, read_ints, unpack
+from annotate.store.text_codes import case_field, decoded, texts_at
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from annotate.store.store import Store
+
+EXTERNAL_SQL = "SELECT item_id AS item, rater, cohort, label, source, raw, shown_first FROM external_labels ORDER BY id"
+"""The query the frame is the result of."""
+_COLUMNS = ("item", "rater", "cohort", "label", "source", "raw", "shown_first")
+_TEXT = {"rater": "e.rater", "cohort": "e.cohort", "label": "e.label", "source": "e.source", "raw": "e.raw",
+         "shown_first": "e.shown_first"}
+_FROM = "FROM external_labels e WHERE 1"
+_SOURCE = "FROM external_labels e LEFT JOIN items i ON i.id = e.item_id WHERE 1"
+
+
+def external_frame(store: Store, items: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """The external labels (`EXTERNAL_SQL`'s frame), and each one's item as its row in `items` (the items
+    frame with a `rowid` column, in rowid order; None when an item is not among them)."""
+    read = _read(store, items)
+    return (store.frame(EXTERNAL_SQL), None) if read is None else read
+
+
+def _read(store: Store, items: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray | None] | None:
+    """The frame from one pass of aggregated codes (None: no labels, or a value is not text)."""
+    import pandas as pd
+
+    from annotate.store.frames import _text_column, coded_frame
+    from annotate.store.judged_frame import _positions
+
+    conn = store.db.conn
+    bounds = conn.execute("SELECT min(id), max(id) FROM external_labels").fetchone()
+    known = None if bounds[0] is None else text_codes.sampled_texts(conn, _TEXT, _FROM, "e.id")
+    if known is None:
+        return None
+    items_low, items_high = conn.execute("SELECT min(rowid), max(rowid) FROM items").fetchone()
+    fields, params, other = [], [], {}
+    if items_low is not None:
+        fields.append(Field("item", f"coalesce(i.rowid - {items_low - 1}, 0)", bits_for(items_high - items_low + 1)))
+    as_text = [name for name in _TEXT if len(known[name]) > text_codes.CASE_LIMIT]
+    for name, sql in _TEXT.items():
+        if name not in as_text:
+            field, values_of, other[name] = case_field(name, sql, known[name])
+            fields.append(field)
+            params += values_of
+    packing = pack(fields) if fields else []
+    try:
+        words = read_ints(conn, _SOURCE, (), [sql for sql, _ in packing] or ["0"], "e.id", bounds,
+                          select_params=params, with_keys=True)
+    except NotIntegers:
+        return None
+    ids, values = words[0], unpack(words[1:1 + len(packing)], packing)
+    if not ids.size:
+        return None
+    columns: dict[str, Any] = {}
+    positions = None
+    if items_low is not None:
+        rowids = values["item"] + (items_low - 1)
+        rowids[values["item"] == 0] = -1
+        positions = _positions(items, rowids)
+    if positions is not None:
+        columns["item"] = _text_column(items["item"].to_numpy(dtype=object).tolist(), positions)
+    for name in other:
+        columns[name] = decoded(values[name], known[name], other[name], ids,
+                                lambda keys, sql=_TEXT[name]: texts_at(conn, sql, _FROM, "e.id", keys))
+    missing = [*([] if positions is not None else ["item"]), *as_text]
+    if missing:
+        picked = ", ".join("e.item_id AS item" if m == "item" else f"{_TEXT[m]} AS {m}" for m in missing)
+        read = coded_frame(store, f"SELECT {picked} {_FROM} ORDER BY e.id", text=missing)
+        for name in missing:
+            columns[name] = read[name].array
+    return pd.DataFrame({name: columns[name] for name in _COLUMNS}), positions
