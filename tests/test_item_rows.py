@@ -54,3 +54,11 @@ def test_one_scan_until_the_file_changes(store: Store, monkeypatch) -> None:
     store.add_items([make_item("i4")])
     assert items_frame(store)["item"].tolist() == ["i1", "i2", "i3", "i4"]
     assert scans.count(rows_module.ITEM_ROWS_SQL) == 2
+
+
+def test_repeated_texts_are_one_object_and_the_frame_is_the_same(store: Store) -> None:
+    store.add_items([make_item(f"i{k}", category=None if k % 3 else "code") for k in range(10)])
+    kept = rows_module.item_rows(store)
+    pd.testing.assert_frame_equal(kept, store.frame(rows_module.ITEM_ROWS_SQL))
+    models = kept["model_a"].to_numpy(dtype=object)
+    assert all(m is models[0] for m in models) and kept["category"].isna().sum() == 6

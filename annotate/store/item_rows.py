@@ -37,6 +37,21 @@ def item_rows(store: Store) -> pd.DataFrame:
     kept = _KEPT.get(store)
     if kept is not None and kept[0] == version:
         return kept[1]
-    frame = store.frame(ITEM_ROWS_SQL)
+    frame = _shared_texts(store.frame(ITEM_ROWS_SQL))
     _KEPT[store] = (version, frame)
+    return frame
+
+
+def _shared_texts(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with each repeated text (kind, category, model names...) one object, not one per row: the
+    frame is kept, and the votes frame takes its columns by position (same values and dtypes)."""
+    import pandas as pd
+
+    for column in frame.columns.drop("item"):
+        dtype = frame[column].dtype
+        if isinstance(dtype, pd.StringDtype):
+            codes, distinct = pd.factorize(frame[column])
+            if len(distinct) < len(frame) // 2:
+                shared = pd.array(distinct, dtype=dtype).take(codes, allow_fill=True)
+                frame[column] = pd.Series(shared, index=frame.index)
     return frame
