@@ -1,6 +1,7 @@
 """THE ORACLE, not the product: annotate/analysis/ratings_io.py
 as it was before `annotate agreement FILE` stopped importing pandas (main at f269bd2), kept verbatim
-(only this note and its imports changed) so that tests can compare the pandas-free reader with it,
+(only this note and its imports changed; the parts the rework left as they were are imported from
+it instead of copied) so that tests can compare the pandas-free reader with it,
 table by table and error by error.
 
 Read a ratings file (any spreadsheet of who gave which label to which unit) for `annotate agreement`.
@@ -30,7 +31,6 @@ line (or JSON record) and the column.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +39,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from oracle_ratings_table import MISSING, RatingsFileError, Table, read_table
+
+# Unchanged by the pandas-free rework, so taken from it rather than copied: the layouts and column
+# aliases, `--map`'s parsing, the column lookup, and the prepared labels' record and number parsing.
+from annotate.analysis.ratings_io import ALIASES, LAYOUTS, _find_column, parse_column_map
+from annotate.analysis.ratings_labels import PreparedRatings, _number
 
 __all__ = [
     "ALIASES",
@@ -52,61 +57,6 @@ __all__ = [
     "prepare_labels",
     "read_ratings",
 ]
-
-LAYOUTS = ("long", "wide")
-
-ALIASES = {
-    "unit": ("unit", "item", "item_id", "unit_id", "id"),
-    "rater": ("rater", "annotator", "coder", "observer", "judge", "rater_id"),
-    "label": ("label", "rating", "value", "score", "grade"),
-}
-"""Long layout: the column names (case-insensitive) each role is found under, first match wins."""
-
-_MAP_TARGETS = {"unit": "unit", "item": "unit", "rater": "rater", "label": "label"}
-
-def parse_column_map(pairs: Sequence[str]) -> dict[str, str]:
-    """``("unit=item_id", "rater=who")`` -> ``{"unit": "item_id", "rater": "who"}`` (``item=`` is ``unit=``).
-
-    The syntax of ``labels import --map``: TARGET=COLUMN, one per option.  Raises RatingsFileError
-    for a malformed pair, an unknown target or a target given twice.
-    """
-    out: dict[str, str] = {}
-    for pair in pairs:
-        target, sep, column = pair.partition("=")
-        target, column = target.strip().lower(), column.strip()
-        if not sep or not target or not column:
-            raise RatingsFileError(f"--map {pair!r}: expected TARGET=COLUMN, e.g. --map unit=item_id")
-        if target not in _MAP_TARGETS:
-            raise RatingsFileError(f"--map {pair!r}: unknown target {target!r}; the targets are unit, rater and label")
-        role = _MAP_TARGETS[target]
-        if role in out:
-            raise RatingsFileError(f"--map {pair!r}: {role} is mapped twice")
-        out[role] = column
-    return out
-
-
-def _find_column(path: Path, table: Table, role: str, columns: dict[str, str] | None = None) -> int:
-    found = ", ".join(repr(h) for h in table.header) or "none"
-    if columns and role in columns:
-        wanted = columns[role]
-        if wanted in table.header:
-            return table.header.index(wanted)
-        lowered = [h.strip().lower() for h in table.header]
-        if wanted.strip().lower() in lowered:
-            return lowered.index(wanted.strip().lower())
-        raise RatingsFileError(
-            f"{path}: {table.header_where}: --map {role}={wanted}: no such column; the file has: {found}"
-        )
-    lowered = [h.strip().lower() for h in table.header]
-    for alias in ALIASES[role]:
-        if alias in lowered:
-            return lowered.index(alias)
-    raise RatingsFileError(
-        f"{path}: {table.header_where}: no {role!r} column; the long layout looks for {role} under the names "
-        f"{', '.join(ALIASES[role])} (any case); the file has: {found}. Name it with --map {role}=COLUMN, "
-        "or use --layout wide for one column per rater"
-    )
-
 
 @dataclass(frozen=True)
 class _Ratings:
@@ -218,27 +168,6 @@ def read_ratings(
         )
     frame["where"] = cells.where(kept)
     return frame
-
-
-@dataclass(frozen=True)
-class PreparedRatings:
-    """Ratings ready for `annotate.analysis.agreement.ratings_matrix`.
-
-    Attributes:
-        ratings: columns unit, rater, label; labels are floats when numeric, else text.
-        order: the category order to pass on (None: sorted distinct labels).
-    """
-
-    ratings: pd.DataFrame
-    order: tuple[Any, ...] | None
-
-
-def _number(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
 
 
 def prepare_labels(
