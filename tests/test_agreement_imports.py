@@ -16,7 +16,8 @@ from annotate.cli import main
 try:
     main(sys.argv[1:], standalone_mode=False)
 finally:
-    heavy = sorted(m for m in ("pandas", "pyarrow", "scipy", "textual", "sqlite_utils") if m in sys.modules)
+    heavy = sorted(m for m in ("pandas", "pyarrow", "scipy", "textual", "sqlite_utils",
+                               "annotate.design", "annotate.report.context") if m in sys.modules)
     print("loaded:", ",".join(heavy), file=sys.stderr)
 """
 

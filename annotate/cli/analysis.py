@@ -57,7 +57,7 @@ def agreement(file: Path, layout: str, raters_as_rows: bool, level: str, order: 
       annotate agreement rankings.csv --level ranking     # labels such as b>a=c>d
     """
     from annotate.analysis.ratings_io import agreement_from_file, parse_column_map
-    from annotate.report.build import file_agreement_report
+    from annotate.report.file_reports import file_agreement_report
 
     coefficients = _coefficients(only)
     if level == "ranking":
@@ -102,7 +102,7 @@ def _ranking_agreement(file: Path, layout: str, raters_as_rows: bool, n_boot: in
                        field_map: tuple[str, ...], as_json: bool) -> None:
     from annotate.analysis.rankings_io import ranking_agreement_from_file
     from annotate.analysis.ratings_io import parse_column_map
-    from annotate.report.build import file_ranking_report
+    from annotate.report.file_reports import file_ranking_report
 
     columns = parse_column_map(field_map) if field_map else None
     result = ranking_agreement_from_file(file, layout, raters_as_rows, n_boot=n_boot, seed=seed, columns=columns)

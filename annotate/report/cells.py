@@ -30,6 +30,13 @@ NO_RESAMPLE = "nothing to resample"
 FEW_DEFINED = "the statistic is undefined in most resamples"
 
 
+
+def label_text(value: object) -> str:
+    """A category as text: whole floats without the ``.0``."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
 def _finite(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 

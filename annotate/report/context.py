@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from annotate.design import PREFERENCES, Question
 from annotate.model import slot_to_side
+from annotate.report.cells import label_text  # noqa: F401  (sections import it from here)
 from annotate.report.tables import ITEM_CI_NOTE
 from annotate.text import plural
 
@@ -27,13 +28,6 @@ ALL = "(all raters)"
 HUMANS = "(human raters)"
 JUDGES = "(LLM judges)"
 NO_VOTES = "No votes yet: import labels or annotate first."
-
-
-def label_text(value: object) -> str:
-    """A category as text: whole floats without the ``.0``."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 @dataclass(frozen=True)
