@@ -105,6 +105,10 @@ def worker(spec_path: str, annotator: str, n: int, barrier: mp.Barrier, results:
     loop_cpu = (0.0, 0.0, 0.0)
     try:
         spec = load_session(spec_path)
+        # Imported before the barrier, as every import of the process is: the store makes its sqlite-utils
+        # Database on first use (store/database.py), and a first start writes the queue with it; without
+        # this, fifty interpreters importing it at the same instant would be measured as "open + queue".
+        import annotate.store._sqlite_utils  # noqa: F401
         barrier.wait()
         began = time.perf_counter()
         store = Store.open(spec.db)
