@@ -20,6 +20,10 @@ T = TypeVar("T")
 
 RETRY_PAUSE_S = 0.2
 """Between two tries once the busy timeout has passed: each try waits the busy timeout again."""
+GIVE_UP_S = 600.0
+"""How long a write waits in all before it fails as it did before (NOT SAVED): ten times the longest
+hold an import was measured to need, and a bound on how long quitting (or SIGTERM) can wait for a
+program that holds the lock and never lets go (a `sqlite3` shell left inside BEGIN)."""
 
 
 def is_lock_timeout(error: BaseException) -> bool:
@@ -28,18 +32,20 @@ def is_lock_timeout(error: BaseException) -> bool:
     return isinstance(error, sqlite3.OperationalError) and "database is locked" in str(error)
 
 
-def patiently(write: Callable[[], T], on_wait: Callable[[], None], pause_s: float = RETRY_PAUSE_S
-              ) -> Callable[[], T]:
-    """`write`, tried again for as long as it fails only because the lock is held elsewhere;
-    `on_wait` is called once, when the first try has timed out (to say so on screen)."""
+def patiently(write: Callable[[], T], on_wait: Callable[[], None], pause_s: float = RETRY_PAUSE_S,
+              give_up_s: float = GIVE_UP_S) -> Callable[[], T]:
+    """`write`, tried again for as long as it fails only because the lock is held elsewhere, up to
+    `give_up_s` in all (then its error is raised); `on_wait` is called once, when the first try has
+    timed out (to say so on screen)."""
 
     def run() -> T:
         waited = False
+        deadline = time.monotonic() + give_up_s
         while True:
             try:
                 return write()
             except sqlite3.OperationalError as exc:
-                if not is_lock_timeout(exc):
+                if not is_lock_timeout(exc) or time.monotonic() >= deadline:
                     raise
             if not waited:
                 waited = True

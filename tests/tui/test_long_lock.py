@@ -90,3 +90,16 @@ def test_patiently_tries_again_only_while_the_lock_is_held_elsewhere() -> None:
     assert is_lock_timeout(sqlite3.OperationalError("database is locked"))
     assert not is_lock_timeout(sqlite3.OperationalError("database disk image is malformed"))
     assert not is_lock_timeout(ValueError("database is locked"))
+
+
+def test_patiently_gives_up_after_its_limit_with_the_lock_error() -> None:
+    tries: list[int] = []
+
+    def held() -> None:
+        tries.append(1)
+        raise sqlite3.OperationalError("database is locked")
+
+    began = time.monotonic()
+    with pytest.raises(sqlite3.OperationalError, match="database is locked"):
+        patiently(held, lambda: None, pause_s=0.01, give_up_s=0.2)()
+    assert 0.2 <= time.monotonic() - began < 5 and len(tries) > 2  # tried again, then the error as before
