@@ -57,9 +57,9 @@ __all__ = [
 WRITE_HOLD_S = 0.2
 """A submit's write starts once the next item is painted, or at the latest this long after the key."""
 DESIGN_CHECK_S = 5.0
+"""How often the app looks whether the lead planned the session again (the queue then reloads)."""
 WAITING_STATUS = "Saving… (waiting: another program is writing to the session)"
 """The progress line while a write waits past the busy timeout (a large import's swap)."""
-"""How often the app looks whether the lead planned the session again (the queue then reloads)."""
 DESIGN_KEYS = ("plan_hash", "experiment_hash")
 """Meta keys whose change means the queue may have changed under the open app."""
 
