@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from annotate.store import text_codes
 from annotate.store.int_columns import Field, NotIntegers, bits_for, pack, read_ints, unpack
-from annotate.store.text_codes import case_field, decoded, texts_at
+from annotate.store.text_codes import case_fields, decoded_columns
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,15 +50,11 @@ def _read(store: Store, items: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray |
     if known is None:
         return None
     items_low, items_high = conn.execute("SELECT min(rowid), max(rowid) FROM items").fetchone()
-    fields, params, other = [], [], {}
+    fields = []
     if items_low is not None:
         fields.append(Field("item", f"coalesce(i.rowid - {items_low - 1}, 0)", bits_for(items_high - items_low + 1)))
-    as_text = [name for name in _TEXT if len(known[name]) > text_codes.CASE_LIMIT]
-    for name, sql in _TEXT.items():
-        if name not in as_text:
-            field, values_of, other[name] = case_field(name, sql, known[name])
-            fields.append(field)
-            params += values_of
+    text_fields, params, other, as_text = case_fields(_TEXT, known)
+    fields += text_fields
     packing = pack(fields) if fields else []
     try:
         words = read_ints(conn, _SOURCE, (), [sql for sql, _ in packing] or ["0"], "e.id", bounds,
@@ -76,9 +72,7 @@ def _read(store: Store, items: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray |
         positions = _positions(items, rowids)
     if positions is not None:
         columns["item"] = _text_column(items["item"].to_numpy(dtype=object).tolist(), positions)
-    for name in other:
-        columns[name] = decoded(values[name], known[name], other[name], ids,
-                                lambda keys, sql=_TEXT[name]: texts_at(conn, sql, _FROM, "e.id", keys))
+    columns.update(decoded_columns(conn, _TEXT, known, other, values, ids, _FROM, "e.id"))
     missing = [*([] if positions is not None else ["item"]), *as_text]
     if missing:
         picked = ", ".join("e.item_id AS item" if m == "item" else f"{_TEXT[m]} AS {m}" for m in missing)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from annotate.store import text_codes
 from annotate.store.int_columns import Field, NotIntegers, bits_for, pack, read_ints, unpack
-from annotate.store.text_codes import case_field, decoded, texts_at
+from annotate.store.text_codes import case_fields, decoded_columns
 
 if TYPE_CHECKING:
     import numpy as np
@@ -97,15 +97,8 @@ def _read(store: Store, known: dict[str, list[str]],
     if items_low is not None:
         fields.append(Field("item", f"coalesce(i.rowid - {items_low - 1}, 0)", bits_for(items_high - items_low + 1)))
     fields += [Field(f"{name}.null", f"{sql} IS NULL", 1) for name, sql in _NUMBER.items()]
-    params: list[Any] = []
-    as_text = [name for name in _TEXT if len(known[name]) > CASE_LIMIT]
-    other: dict[str, int] = {}
-    for name, sql in _TEXT.items():
-        if name not in as_text:
-            field, values_of, other[name] = case_field(name, sql, known[name])
-            fields.append(field)
-            params += values_of
-    packing = pack(fields)
+    text_fields, params, other, as_text = case_fields(_TEXT, known, CASE_LIMIT)
+    packing = pack(fields + text_fields)
     try:
         words = read_ints(store.db.conn, _SOURCE, (), [sql for sql, _ in packing] +
                           [f"coalesce({sql}, 0)" for sql in _NUMBER.values()], "j.id", bounds,
@@ -126,9 +119,7 @@ def _read(store: Store, known: dict[str, list[str]],
     columns.update(_looked_up(store, ANNOTATORS_SQL, raters, JUDGED_LOOKUP["rater"], "rater"))
     for name, ints in zip(_NUMBER, numbers, strict=True):
         columns[name] = _number(ints, values[f"{name}.null"].astype(bool))
-    for name in other:
-        columns[name] = decoded(values[name], known[name], other[name], ids,
-                                lambda keys, sql=_TEXT[name]: texts_at(store.db.conn, sql, _FROM, "j.id", keys))
+    columns.update(decoded_columns(store.db.conn, _TEXT, known, other, values, ids, _FROM, "j.id"))
     missing = [*as_text, *([] if positions is not None else ["item"])]
     if missing:
         from annotate.store.frames import coded_frame

@@ -47,6 +47,34 @@ def case_field(name: str, sql: str, known: Sequence[str]) -> tuple[Field, list[s
     return Field(name, f"CASE WHEN {sql} IS NULL THEN 0 {whens} ELSE {other} END", bits), list(known), other
 
 
+def case_fields(columns: Mapping[str, str], known: Mapping[str, Sequence[str]], limit: int | None = None
+                ) -> tuple[list[Field], list[str], dict[str, int], list[str]]:
+    """The `case_field` of every text column (name -> SQL) of at most `limit` (`CASE_LIMIT`) known texts,
+    their parameters in order, each one's code of a text not known; and the names of the columns of more
+    texts, which are read as text instead."""
+    limit = CASE_LIMIT if limit is None else limit
+    as_text = [name for name in columns if len(known[name]) > limit]
+    fields: list[Field] = []
+    params: list[str] = []
+    other: dict[str, int] = {}
+    for name, sql in columns.items():
+        if name not in as_text:
+            field, values_of, other[name] = case_field(name, sql, known[name])
+            fields.append(field)
+            params += values_of
+    return fields, params, other, as_text
+
+
+def decoded_columns(conn: sqlite3.Connection, columns: Mapping[str, str], known: Mapping[str, Sequence[str]],
+                    other: Mapping[str, int], values: Mapping[str, np.ndarray], keys: np.ndarray, source: str,
+                    key: str) -> dict[str, Any]:
+    """The text columns `case_fields` coded, decoded (`decoded`), the rows of an unknown text read from
+    `source` by `key`."""
+    return {name: decoded(values[name], known[name], code, keys,
+                          lambda picked, sql=columns[name]: texts_at(conn, sql, source, key, picked))
+            for name, code in other.items()}
+
+
 def decoded(values: np.ndarray, known: Sequence[str], other: int, keys: np.ndarray,
             read: Callable[[list[int]], list[Any]]) -> Any:
     """A text column from its codes (`case_field`'s), typed as pandas types it from the rows; the rows
