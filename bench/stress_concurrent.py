@@ -81,6 +81,41 @@ class NoQueue:
         yield
 
 
+TURNS: list[tuple[str, float, float, float, float]] = []
+"""This process's turns at the write lock during its start and first submit: (phase, asked, got,
+released (perf_counter, the same clock in every process), CPU of the thread while it held the turn)."""
+PHASE = ["start"]
+"""What the process is doing: "start" (open + queue), "first" (its first submit), then "" (not logged)."""
+
+
+def timed_turns(base: type) -> type:
+    """`base` (a writer queue class) whose outermost turns are logged in TURNS while PHASE is set."""
+
+    class Timed(base):  # type: ignore[misc,valid-type]
+        _depth = 0
+
+        @contextmanager
+        def turn(self, timeout_s: float) -> Iterator[None]:
+            asked = time.perf_counter()
+            with super().turn(timeout_s):
+                got, cpu = time.perf_counter(), time.thread_time()
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                    if PHASE[0] and not self._depth:
+                        TURNS.append((PHASE[0], asked, got, time.perf_counter(), time.thread_time() - cpu))
+
+    return Timed
+
+
+def timed_call(func: Any, *args: Any) -> tuple[Any, float]:
+    """`func(*args)` and the CPU time this thread spent in it."""
+    cpu = time.thread_time()
+    return func(*args), time.thread_time() - cpu
+
+
 def use_lock_wait(lock_wait: str) -> None:
     """Make this process's Stores wait for the write lock the way `lock_wait` names (module docstring)."""
     import annotate.store.store as store_module
@@ -92,6 +127,7 @@ def use_lock_wait(lock_wait: str) -> None:
             store_module._retry_locked(lambda: db.execute("BEGIN IMMEDIATE"))
 
         store_module.begin_immediate = begin
+    store_module.WriterQueue = timed_turns(store_module.WriterQueue)  # type: ignore[misc]
 
 
 def worker(spec_path: str, annotator: str, n: int, barrier: mp.Barrier, results: mp.Queue, pause_ms: float = 0.0,
@@ -101,6 +137,7 @@ def worker(spec_path: str, annotator: str, n: int, barrier: mp.Barrier, results:
     latencies: list[float] = []
     errors: list[str] = []
     open_ms = 0.0
+    start: dict[str, float] = {}
     nav_events = 0
     loop_cpu = (0.0, 0.0, 0.0)
     try:
@@ -111,10 +148,14 @@ def worker(spec_path: str, annotator: str, n: int, barrier: mp.Barrier, results:
         import annotate.store._sqlite_utils  # noqa: F401
         barrier.wait()
         began = time.perf_counter()
+        open_cpu = time.thread_time()
         store = Store.open(spec.db)
+        open_cpu = time.thread_time() - open_cpu
         runner = StoreRunner(store)
-        queue = runner.call(ensure_queue, store, spec, annotator).result()
+        queue, queue_cpu = runner.call(timed_call, ensure_queue, store, spec, annotator).result()
         open_ms = (time.perf_counter() - began) * 1000
+        start = {"began": began, "open_cpu": open_cpu, "queue_cpu": queue_cpu, "opened": time.perf_counter()}
+        PHASE[0] = "first"
         loop_began = process_cpu(), time.thread_time(), runner.call(time.thread_time).result()
         for k, assignment in enumerate(queue[:n]):
             runner.call(store.item, assignment.item_id).result()
@@ -126,13 +167,16 @@ def worker(spec_path: str, annotator: str, n: int, barrier: mp.Barrier, results:
             judgment = Judgment(assignment.id, "A" if assignment.position % 2 else "B", timings)
             if pause_ms:
                 time.sleep(rng.expovariate(1000.0 / pause_ms))  # reading the item
-            start = time.perf_counter()
+            asked = time.perf_counter()
             try:
-                runner.call(store.submit, judgment, events).result()
+                _, cpu = runner.call(timed_call, store.submit, judgment, events).result()
             except Exception as exc:  # the point is to count every failure, whatever it is
                 errors.append(f"submit: {type(exc).__name__}: {exc}")
                 continue
-            latencies.append((time.perf_counter() - start) * 1000)
+            latencies.append((time.perf_counter() - asked) * 1000)
+            if PHASE[0] == "first":
+                PHASE[0] = ""
+                start.update(submit_asked=asked, submit_done=time.perf_counter(), submit_cpu=cpu)
             if k % NAV_EVERY == NAV_EVERY - 1:
                 nav = Event("nav.back", time.monotonic_ns(), utc_now(), {}, assignment.id, annotator)
                 try:
@@ -146,7 +190,8 @@ def worker(spec_path: str, annotator: str, n: int, barrier: mp.Barrier, results:
         store.close()
     except Exception as exc:
         errors.append(f"{type(exc).__name__}: {exc}")
-    results.put((annotator, latencies, errors, open_ms, nav_events, loop_cpu, process_cpu()))
+    results.put((annotator, latencies, errors, open_ms, {**start, "turns": TURNS}, nav_events, loop_cpu,
+                 process_cpu()))
 
 
 def process_cpu() -> float:
@@ -159,8 +204,60 @@ def percentile(ordered: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def run(processes: int, judgments: int, folder: Path, pause_ms: float = 0.0, lock_wait: str = "queue"
-        ) -> dict[str, Any]:
+def print_starts(starts: list[dict[str, Any]], show_each: bool) -> None:
+    """Where each annotator's start and first submit spent their time: waiting for the turn at the write
+    lock, holding it (and the CPU its thread had meanwhile), or before and after the turn (ms)."""
+    rows = []
+    for st in starts:
+        if "submit_asked" not in st:
+            continue
+        queue_turns = [t for t in st["turns"] if t[0] == "start"]
+        first_turns = [t for t in st["turns"] if t[0] == "first"]
+        asked = st["submit_asked"]
+        rows.append({
+            "begin": st["began"], "open_cpu": st["open_cpu"] * 1000, "queue_cpu": st["queue_cpu"] * 1000,
+            "queue_turns": len(queue_turns),
+            "queue_wait": sum(t[2] - t[1] for t in queue_turns) * 1000,
+            "queue_hold": sum(t[3] - t[2] for t in queue_turns) * 1000,
+            "queue_hold_cpu": sum(t[4] for t in queue_turns) * 1000,
+            "queue_released": max((t[3] for t in queue_turns), default=st["opened"]),
+            "asked": asked, "latency": (st["submit_done"] - asked) * 1000, "cpu": st["submit_cpu"] * 1000,
+            "before": (first_turns[0][1] - asked) * 1000 if first_turns else float("nan"),
+            "wait": sum(t[2] - t[1] for t in first_turns) * 1000,
+            "hold": sum(t[3] - t[2] for t in first_turns) * 1000,
+            "hold_cpu": sum(t[4] for t in first_turns) * 1000,
+            "after": (st["submit_done"] - first_turns[-1][3]) * 1000 if first_turns else float("nan"),
+        })
+    if not rows:
+        return
+    for row in rows:  # how many others' queue writes had still to end when this first submit was asked
+        row["queues_after"] = sum(1 for other in rows if other is not row and other["queue_released"] > row["asked"])
+
+    def mm(key: str) -> str:
+        values = sorted(r[key] for r in rows)
+        return f"{statistics.median(values):.1f}/{values[-1]:.1f}"
+
+    print(f"  starts, median/max ms of the {len(rows)}: queue write: CPU of the start {mm('queue_cpu')} (open"
+          f" {mm('open_cpu')}), wait for the turn {mm('queue_wait')}, turn held {mm('queue_hold')} (its CPU"
+          f" {mm('queue_hold_cpu')}); first submit: {mm('latency')} = before the turn {mm('before')} + wait"
+          f" {mm('wait')} + held {mm('hold')} (its CPU {mm('hold_cpu')}) + after {mm('after')}; its thread's CPU"
+          f" {mm('cpu')}; others' queue writes still to end when it was asked {mm('queues_after')}")
+    if show_each:
+        t0 = min(r["begin"] for r in rows)
+        print("  per process, ms from the barrier: queue turn asked-got-released (CPU held) | first submit asked,"
+              " turn asked-got-released (CPU held), done | CPU of the first submit's thread")
+        for r in sorted(rows, key=lambda r: r["asked"]):
+            released = (r["queue_released"] - t0) * 1000
+            got = released - r["queue_hold"]
+            asked = (r["asked"] - t0) * 1000
+            turn = asked + r["before"]
+            print(f"    queue {got - r['queue_wait']:6.1f} -{got:6.1f} -{released:6.1f} ({r['queue_hold_cpu']:5.1f})"
+                  f" | submit {asked:6.1f}, {turn:6.1f} -{turn + r['wait']:6.1f} -{turn + r['wait'] + r['hold']:6.1f}"
+                  f" ({r['hold_cpu']:5.1f}), {asked + r['latency']:6.1f} | {r['cpu']:5.1f}")
+
+
+def run(processes: int, judgments: int, folder: Path, pause_ms: float = 0.0, lock_wait: str = "queue",
+        show_each: bool = False) -> dict[str, Any]:
     """Run the stress test in `folder`; print the figures; return them, with "ok": every check passed."""
     spec = create_session("stress", "pairwise", seed=1, folder=folder / "sessions")
     with Store.open(spec.db) as store:
@@ -188,6 +285,7 @@ def run(processes: int, judgments: int, folder: Path, pause_ms: float = 0.0, loc
     later = sorted(x for _, lat, *_ in collected for x in lat[1:])
     errors = [e for _, _, errs, *_ in collected for e in errs]
     opens = sorted(o for _, _, _, o, *_ in collected)
+    starts = [st for *_, st, _, _, _ in collected]
     nav_events = sum(n for *_, n, _, _ in collected)
     cpu_s = sum(c for *_, c in collected)
     loop_process, loop_caller, loop_store = (sum(loop[i] for *_, loop, _ in collected) for i in range(3))
@@ -217,6 +315,7 @@ def run(processes: int, judgments: int, folder: Path, pause_ms: float = 0.0, loc
               f" p99 {percentile(later, 0.99):.1f} ms, max {later[-1]:.1f} ms")
     if opens:
         print(f"open + queue at start: median {statistics.median(opens):.0f} ms, max {opens[-1]:.0f} ms")
+    print_starts(starts, show_each)
     print(f"CPU time of the {processes} processes: {cpu_s:.1f} s ({cpu_s / max(1, expected) * 1000:.1f} ms a submit,"
           f" start-up included); {expected / wall:.0f} submits a second over the whole run")
     per = 1000 / max(1, expected)
@@ -259,6 +358,8 @@ def main() -> int:
     parser.add_argument("--lock-wait", choices=LOCK_WAITS, default="queue",
                         help="How a writer waits for the lock: queue (the app's), polls or sqlite (before).")
     parser.add_argument("--compare", action="store_true", help="Run each way of waiting in turn, and tabulate them.")
+    parser.add_argument("--starts", action="store_true",
+                        help="Print each process's start and first submit on the write lock's timeline.")
     parser.add_argument("--dir", type=Path, default=None, help="Where to put the session (default: a temp folder).")
     args = parser.parse_args()
     folder = args.dir or Path(tempfile.mkdtemp(prefix="annotate-stress-"))
@@ -267,7 +368,7 @@ def main() -> int:
     print()
     runs = []
     for wait in waits:
-        runs.append(run(args.processes, args.judgments, folder / wait, args.pause_ms, wait))
+        runs.append(run(args.processes, args.judgments, folder / wait, args.pause_ms, wait, args.starts))
         print()
     if lone is not None:
         print_table(runs, args.processes, lone)
