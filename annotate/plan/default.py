@@ -83,19 +83,34 @@ def ensure_default_queue(store: Store, spec: SessionSpec, annotator: str) -> Non
     covered = store.get_meta(key)
     if covered is not None and int(covered) >= newest:
         return
+    # Drawn before the write lock, which one writer holds at a time (every other annotator starting or
+    # submitting waits meanwhile); drawn again under it only when the queue or the items changed since.
+    existing = store.assignments(annotator)
+    items = store.count_items(), store.newest_item_rowid()
+    drawn = _new_part(spec, annotator, existing, store.item_ids())
+    if not store.read_only:
+        store.prepare_assignment_writes()
     with store.transaction():
         if store.get_meta(PLAN_META_KEY):
             return
-        existing = store.assignments(annotator)  # under the write lock
-        assigned = {a.item_id for a in existing}
-        new_ids = [item_id for item_id in store.item_ids() if item_id not in assigned]
-        if new_ids:
-            start = max((a.position for a in existing), default=-1) + 1
-            store.add_assignments(
-                default_queue(new_ids, spec.seed, annotator, start=start, pairwise=spec.schema.sided,
-                              ranked=spec.schema.slots if spec.schema.ranked is not None else ())
-            )
+        now = store.assignments(annotator)  # under the write lock
+        if now != existing or (store.count_items(), store.newest_item_rowid()) != items:
+            drawn = _new_part(spec, annotator, now, store.item_ids())
+        if drawn:
+            store.insert_assignments(drawn)
         store.set_meta(key, str(newest))
+
+
+def _new_part(spec: SessionSpec, annotator: str, existing: Sequence[Assignment], item_ids: Sequence[str],
+              ) -> list[Assignment]:
+    """The assignments a default queue of `existing` ones lacks for `item_ids`, after the last of them."""
+    assigned = {a.item_id for a in existing}
+    new_ids = [item_id for item_id in item_ids if item_id not in assigned]
+    if not new_ids:
+        return []
+    start = max((a.position for a in existing), default=-1) + 1
+    return default_queue(new_ids, spec.seed, annotator, start=start, pairwise=spec.schema.sided,
+                         ranked=spec.schema.slots if spec.schema.ranked is not None else ())
 
 
 def ensure_queue(store: Store, spec: SessionSpec, annotator: str) -> list[Assignment]:

@@ -17,6 +17,13 @@ if TYPE_CHECKING:
     from annotate.store._sqlite_utils import sqlite_utils
 
 
+_INSERT_ANNOTATOR = "INSERT OR IGNORE INTO annotators (name, cohort, created) VALUES (?, ?, ?)"
+_INSERT_ASSIGNMENTS = (
+    "INSERT INTO assignments (annotator_id, item_id, position, swapped, condition, purpose, suggestion_id, seed,"
+    " created, display_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
 class AssignmentsMixin:
     """Annotators and assignments; part of Store."""
 
@@ -35,10 +42,7 @@ class AssignmentsMixin:
                 )
             return found
         with self.transaction() as db:
-            db.execute(
-                "INSERT OR IGNORE INTO annotators (name, cohort, created) VALUES (?, ?, ?)",
-                [name, cohort, utc_now()],
-            )
+            db.execute(_INSERT_ANNOTATOR, [name, cohort, utc_now()])
         found = self.annotator(name)
         assert found is not None
         return found
@@ -58,6 +62,17 @@ class AssignmentsMixin:
     def add_assignments(self, assignments: Sequence[Assignment]) -> list[Assignment]:
         """Store new assignments (their `id` is ignored) atomically; returns them with ids.
         Annotators are created (cohort expert) if new."""
+        first = self.insert_assignments(assignments)
+        return [replace(a, id=first + i) for i, a in enumerate(assignments)]
+
+    def prepare_assignment_writes(self) -> None:
+        """Compile the statements that store annotators and assignments now (store/database.py `prepare`),
+        so that a queue written later compiles none of them while it holds the write lock."""
+        self.db.prepare(_INSERT_ANNOTATOR, _INSERT_ASSIGNMENTS)
+
+    def insert_assignments(self, assignments: Sequence[Assignment]) -> int:
+        """`add_assignments` without the returned list (the id of the first one, the others' following it):
+        a default queue written under another transaction's lock builds nothing it does not need there."""
         names = {a.annotator for a in assignments}
         ids = {name: self.ensure_annotator(name).id for name in names}
         created = utc_now()
@@ -70,15 +85,11 @@ class AssignmentsMixin:
             # One statement for all rows (a first queue on a large session is one row per item). Under the
             # write lock AUTOINCREMENT hands out consecutive ids from the sequence, which is checked after.
             before = self._assignment_sequence(db)
-            db.conn.executemany(
-                "INSERT INTO assignments (annotator_id, item_id, position, swapped, condition,"
-                " purpose, suggestion_id, seed, created, display_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
+            db.conn.executemany(_INSERT_ASSIGNMENTS, rows)
             after = self._assignment_sequence(db)
             if after - before != len(rows):
                 raise RuntimeError(f"assignment ids not consecutive: {before}..{after} for {len(rows)} rows")
-        return [replace(a, id=before + 1 + i) for i, a in enumerate(assignments)]
+        return before + 1
 
     @staticmethod
     def _assignment_sequence(db: Any) -> int:

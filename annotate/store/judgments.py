@@ -23,11 +23,22 @@ if TYPE_CHECKING:
     from annotate.store._sqlite_utils import sqlite_utils
 
 
+_SUPERSEDE = ("UPDATE judgments SET superseded_by = ? WHERE assignment_id = ? AND id != ?"
+              " AND superseded_by IS NULL")
+"""A submit's new judgment supersedes the assignment's earlier current one."""
+_BY_ID = " WHERE a.id = ?"
+_INSERT_EVENTS = ("INSERT INTO events (uid, assignment_id, annotator_id, mono_ns, wall_time, kind, payload,"
+                  " judgment_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+
+
 class JudgmentsMixin:
     """Judgments and events; part of Store."""
 
     db: sqlite_utils.Database
     _annotator_ids: dict[str, int]
+    read_only: bool
+    _prepared: set[str]
+    """Write statements this Store's connection has compiled ahead (`submit`: the first one's)."""
 
     # -- judgments and events --------------------------------------------------------------
 
@@ -49,7 +60,12 @@ class JudgmentsMixin:
         uid = judgment.uid or new_uid()
         row = _judgment_row(judgment, uid)
         row["sitting_id"] = sitting_id
+        row["item_id"] = None  # read under the write lock below
+        insert = f"INSERT INTO judgments ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})"
         event_rows = self._event_rows(events)  # built before the write lock is taken: it is held for less
+        if insert not in self._prepared and not self.read_only:  # compiled before the lock (database.py `prepare`)
+            self.db.prepare(insert, _SUPERSEDE, self._ASSIGNMENT_SQL + _BY_ID, _INSERT_EVENTS)
+            self._prepared.add(insert)
         with self.transaction() as db:
             row["item_id"] = self._check_assignment(judgment.assignment_id, shown).item_id
             if judgment.spans:
@@ -59,17 +75,10 @@ class JudgmentsMixin:
                     check_spans(judgment.spans, response_texts(db, row["item_id"]), taxonomy)
                 except ValueError as exc:
                     raise StoreError(f"item {row['item_id']}: {exc}") from None
-            cursor = db.execute(
-                f"INSERT INTO judgments ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-                list(row.values()),
-            )
+            cursor = db.execute(insert, list(row.values()))
             new_id = int(cursor.lastrowid or 0)
             insert_spans(db, new_id, judgment.spans)
-            db.execute(
-                "UPDATE judgments SET superseded_by = ? WHERE assignment_id = ? AND id != ?"
-                " AND superseded_by IS NULL",
-                [new_id, judgment.assignment_id, new_id],
-            )
+            db.execute(_SUPERSEDE, [new_id, judgment.assignment_id, new_id])
             self._insert_events(db, event_rows, judgment_id=new_id)
         return replace(judgment, id=new_id, uid=uid)
 
@@ -85,7 +94,7 @@ class JudgmentsMixin:
     def _check_assignment(self, assignment_id: int, shown: Assignment | None) -> Assignment:
         """The stored assignment, which must exist and, given `shown`, equal it in every field
         that decides what the answer means (call inside the write transaction)."""
-        row = self.db.execute(self._ASSIGNMENT_SQL + " WHERE a.id = ?", [assignment_id]).fetchone()
+        row = self.db.execute(self._ASSIGNMENT_SQL + _BY_ID, [assignment_id]).fetchone()
         annotator = shown.annotator if shown is not None else "the annotator"
         if row is None:
             raise StaleAssignment(STALE_ANSWER.format(annotator=annotator))
@@ -125,10 +134,7 @@ class JudgmentsMixin:
             return
         for row in rows:
             row[-1] = judgment_id
-        db.conn.executemany(
-            "INSERT INTO events (uid, assignment_id, annotator_id, mono_ns, wall_time, kind, payload, judgment_id)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows,
-        )
+        db.conn.executemany(_INSERT_EVENTS, rows)
 
     def current_judgment(self, assignment_id: int) -> Judgment | None:
         """The judgment in force for an assignment (the latest, not superseded), if any."""

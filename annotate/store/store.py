@@ -13,6 +13,7 @@ suggestions.py; this module opens the file, holds the connection and runs the wr
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
@@ -69,6 +70,22 @@ READ_ONLY_BY_CHOICE = "opened read-only, only to watch it"
 """The read-only reason of a file this user could write but opened with `read_only=True`."""
 
 
+@contextmanager
+def _savepoint(conn: sqlite3.Connection) -> Iterator[None]:
+    """A transaction nested in the open one, as sqlite-utils' `atomic` makes it (a savepoint released at
+    the end, rolled back to on an exception unless the exception already ended the whole transaction),
+    run on the connection itself: a write on a first start needs no sqlite-utils (store/database.py)."""
+    conn.execute('SAVEPOINT "annotate_nested"')
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute('ROLLBACK TO SAVEPOINT "annotate_nested"')
+            conn.execute('RELEASE SAVEPOINT "annotate_nested"')
+        raise
+    conn.execute('RELEASE SAVEPOINT "annotate_nested"')
+
+
 class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
     """One session file. Open with `Store.open(path)`; use as a context manager to close."""
 
@@ -84,6 +101,8 @@ class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
         """This Store's place in the queue of the session's writers (a read-only one never writes)."""
         self._spans_table: bool | None = None
         self._annotator_ids: dict[str, int] = {}
+        self._prepared: set[str] = set()
+        """Write statements compiled ahead, outside the write lock (store/database.py `prepare`)."""
         """Annotators' ids by name, as read outside a transaction (judgments.py: the events' annotators)."""
 
     @property
@@ -176,7 +195,7 @@ class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
         deadline = time.monotonic() + timeout_s
         with self._writers.turn(timeout_s) if self._writers is not None else nullcontext():
             if self.db.conn.in_transaction:
-                with self.db.atomic():
+                with _savepoint(self.db.conn):
                     yield self.db
                 return
             if self._writers is not None and self._writers.active:
@@ -203,8 +222,9 @@ class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
         return None if row is None else row[0]
 
     def set_meta(self, key: str, value: str) -> None:
-        with self.transaction() as db:
-            db["meta"].upsert({"key": key, "value": value}, pk="key")
+        with self.transaction() as db:  # what sqlite-utils' upsert of {key, value} runs, without it
+            db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value ="
+                       " excluded.value", [key, value])
 
     # -- frames for analysis and export (pandas imported lazily) ---------------------------
 
