@@ -115,3 +115,40 @@ def test_a_writer_in_a_long_queue_polls_less_often() -> None:
     assert lock_pause(50, LONG_WAIT_S) == pytest.approx(LONG_WAIT_S / 20)
     assert lock_pause(50, 0.3) == pytest.approx(0.015)
     assert lock_pause(500, 20.0) == LONG_WAIT_POLL_S
+
+
+@pytest.mark.parametrize("meanwhile", ["queue", "items", "both"])
+def test_a_queue_drawn_before_the_write_lock_is_drawn_again_when_the_file_changed_meanwhile(
+        tmp_path: Path, meanwhile: str) -> None:
+    """The default queue is drawn before the write lock is taken (so that others wait less). When another
+    start wrote the same annotator's queue, or items were added, between the draw and the lock, it is
+    drawn again under the lock: one queue, every item once, the same as had the two come one after the
+    other."""
+    spec = create_session("s", "pairwise", seed=4, folder=tmp_path / "sessions")
+    with Store.open(spec.db) as store:
+        store.add_items([make_item(f"i{k:02d}") for k in range(10)])
+    racing, other = Store.open(spec.db), Store.open(spec.db)
+
+    def write_meanwhile() -> None:  # runs after the draw, just before the write lock is asked for
+        if meanwhile in ("queue", "both"):
+            ensure_queue(other, spec, "ann")
+        if meanwhile in ("items", "both"):
+            other.add_items([make_item(f"j{k:02d}") for k in range(3)])
+
+    racing.prepare_assignment_writes = write_meanwhile  # type: ignore[method-assign]
+    queue = ensure_queue(racing, spec, "ann")
+    racing.close()
+    other.close()
+    expected_items = 10 + (3 if meanwhile != "queue" else 0)
+    assert len(queue) == expected_items == len({a.item_id for a in queue})
+    assert [a.position for a in queue] == list(range(expected_items))
+    sequential = create_session("t", "pairwise", seed=4, folder=tmp_path / "sequential")
+    with Store.open(sequential.db) as store:
+        store.add_items([make_item(f"i{k:02d}") for k in range(10)])
+        if meanwhile in ("queue", "both"):
+            ensure_queue(store, sequential, "ann")
+        if meanwhile in ("items", "both"):
+            store.add_items([make_item(f"j{k:02d}") for k in range(3)])
+        expected = ensure_queue(store, sequential, "ann")
+    assert [(a.item_id, a.position, a.swapped) for a in queue] == [(a.item_id, a.position, a.swapped)
+                                                                     for a in expected]

@@ -86,6 +86,51 @@ def test_a_write_in_a_transaction_is_committed_only_by_commit(tmp_path: Path) ->
     assert _seen_from_outside(lazy_path) == _seen_from_outside(real_path) == [(1, "x", 11), (2, "y", 21)]
 
 
+def test_once_sqlite_utils_is_loaded_reads_and_statements_in_a_transaction_still_run_here(tmp_path: Path) -> None:
+    """Loaded (the app loads it after the first paint), sqlite-utils' `execute` would only wrap the same
+    calls: they skip it (its tracer sees none of them), and what they do is what it does."""
+    lazy, real, lazy_path, real_path = _pair(tmp_path)
+    traced: list[str] = []
+    with lazy.load().tracer(lambda sql, params: traced.append(sql)):
+        for db in (lazy, real):
+            assert list(db.query("SELECT a FROM t WHERE id = ?", [2])) == [{"a": "y"}]
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("UPDATE t SET b = b + 1 WHERE id = ?", [1])
+            assert db.execute("SELECT b FROM t WHERE id = 1").fetchone() == (11,)
+            assert list(db.query("SELECT b FROM t ORDER BY id")) == [{"b": 11}, {"b": 20}]
+            db.execute("COMMIT")
+        assert traced == []
+        lazy.execute("INSERT INTO t (a, b) VALUES (?, ?)", ["z", 30])  # outside a transaction: its own
+        real.execute("INSERT INTO t (a, b) VALUES (?, ?)", ["z", 30])
+    assert traced == ["INSERT INTO t (a, b) VALUES (?, ?)"]
+    assert not lazy.conn.in_transaction
+    assert _seen_from_outside(lazy_path) == _seen_from_outside(real_path) == [(1, "x", 11), (2, "y", 20), (3, "z", 30)]
+
+
+def test_prepare_compiles_without_running_reading_or_locking(tmp_path: Path) -> None:
+    """`prepare` leaves no transaction open and takes no lock (another connection writes meanwhile), a
+    bad statement fails as it would when run, and one without parameters (which would run) is refused."""
+    lazy, _, lazy_path, _ = _pair(tmp_path)
+    lazy.prepare("INSERT INTO t (a, b) VALUES (?, ?)", "UPDATE t SET b = ? WHERE id = ?")
+    assert not lazy.conn.in_transaction
+    other = sqlite3.connect(lazy_path, timeout=0)
+    other.execute("BEGIN IMMEDIATE")
+    lazy.conn.execute("PRAGMA busy_timeout = 0")  # a lock asked for now would fail at once
+    lazy.prepare("DELETE FROM t WHERE id = ?")
+    with pytest.raises(sqlite3.OperationalError, match="no such column"):
+        lazy.prepare("UPDATE t SET c = ? WHERE id = ?")
+    other.execute("INSERT INTO t (a, b) VALUES ('o', 1)")
+    other.commit()
+    with pytest.raises(ValueError, match="ran"):
+        lazy.prepare("DELETE FROM t WHERE a = '?'")
+    assert not lazy.conn.in_transaction
+    assert _seen_from_outside(lazy_path) == [(1, "x", 10), (2, "y", 20), (3, "o", 1)]
+    lazy.execute("BEGIN IMMEDIATE")
+    lazy.execute("INSERT INTO t (a, b) VALUES (?, ?)", ["p", 2])
+    lazy.execute("COMMIT")
+    assert _seen_from_outside(lazy_path)[-1] == (4, "p", 2)
+
+
 def test_the_table_api_and_atomic_are_sqlite_utils_own(tmp_path: Path) -> None:
     lazy, real, lazy_path, real_path = _pair(tmp_path)
     for db in (lazy, real):

@@ -6,7 +6,9 @@ schema checks, reading the queue and the first item are plain reads, PRAGMAs and
 Store holds a `LazyDatabase`: it runs those statements on the connection itself, and hands
 everything else (writes outside a transaction, `db["table"]`, `atomic()`, ...) to a real
 `sqlite_utils.Database` on the same connection, made the first time one is needed (the app makes
-it on its store thread right after the first paint, before any answer is written).
+it on its store thread right after the first paint, before any answer is written). Once it is made,
+those statements still run here. A first start's writes (the default queue, the meta, a submit)
+need none of it.
 
 `prepare` compiles write statements ahead, outside the write lock (a write's first statements on a
 connection are compiled while every other writer waits: the judgments' INSERT and UPDATE carry some
@@ -65,8 +67,10 @@ class LazyDatabase:
         return self._real is not None
 
     def execute(self, sql: str, parameters: Sequence[Any] | dict[str, Any] | None = None) -> sqlite3.Cursor:
-        """sqlite-utils' `execute`: run here inside a transaction or for a read, a PRAGMA or a BEGIN."""
-        if self._real is None and (self.conn.in_transaction or _first_word(sql) in _RUN_HERE):
+        """sqlite-utils' `execute`: run here inside a transaction or for a read, a PRAGMA or a BEGIN, also
+        once sqlite-utils is loaded (its `execute` of those is the connection's own, behind a tracer
+        annotate never sets: a submit's dozen statements skip its wrapper)."""
+        if self.conn.in_transaction or _first_word(sql) in _RUN_HERE:
             return self.conn.execute(sql) if parameters is None else self.conn.execute(sql, parameters)
         return self.load().execute(sql, parameters)
 
@@ -95,8 +99,9 @@ class LazyDatabase:
                 self.conn.rollback()
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
-        """sqlite-utils' `query`: a SELECT's rows as dicts, run here; any other statement goes to it."""
-        if self._real is not None or _first_word(sql) != "SELECT":
+        """sqlite-utils' `query`: a SELECT's rows as dicts, run here (loaded or not); any other statement
+        goes to it."""
+        if _first_word(sql) != "SELECT":
             return self.load().query(sql, params)
         in_transaction = self.conn.in_transaction
         if not in_transaction:
