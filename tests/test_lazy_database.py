@@ -121,10 +121,14 @@ def test_prepare_compiles_without_running_reading_or_locking(tmp_path: Path) -> 
         lazy.prepare("UPDATE t SET c = ? WHERE id = ?")
     other.execute("INSERT INTO t (a, b) VALUES ('o', 1)")
     other.commit()
-    with pytest.raises(ValueError, match="ran"):
-        lazy.prepare("DELETE FROM t WHERE a = '?'")
-    assert not lazy.conn.in_transaction
     assert _seen_from_outside(lazy_path) == [(1, "x", 10), (2, "y", 20), (3, "o", 1)]
+    with pytest.raises(ValueError, match="without parameters"):
+        lazy.prepare("DELETE FROM t")
+    rows = lazy.conn.execute("SELECT id FROM t ORDER BY id")  # a read streaming meanwhile goes on
+    assert rows.fetchone() == (1,)
+    lazy.prepare("INSERT INTO u (a) VALUES (?)")
+    assert rows.fetchall() == [(2,), (3,)]
+    assert not lazy.conn.in_transaction and lazy.conn.isolation_level == ""
     lazy.execute("BEGIN IMMEDIATE")
     lazy.execute("INSERT INTO t (a, b) VALUES (?, ?)", ["p", 2])
     lazy.execute("COMMIT")

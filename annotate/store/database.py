@@ -78,11 +78,14 @@ class LazyDatabase:
         """Compile `statements` into the connection's statement cache without running them: nothing is
         read or written and no lock is taken, so a write's first use of them compiles nothing while it
         holds the write lock. Python's sqlite3 compiles a statement (and caches it by its text) before
-        binding its parameters, so running it with none bound stops right after the compile; a
-        statement without parameters is left alone (it would run). An SQL error is raised as running
-        the statement would raise it. The driver opens its implicit transaction (a deferred BEGIN, no
-        lock yet) before binding a write's parameters: one it opened here is ended at once."""
-        opened = not self.conn.in_transaction
+        binding its parameters, so running it with none bound stops right after the compile; each
+        statement must take parameters (one without `?` is refused: it would run). An SQL error is
+        raised as running the statement would raise it. Outside a transaction the driver would open its
+        implicit one (a deferred BEGIN) before binding a write's parameters: it is told not to for these
+        calls, so no transaction is opened or ended here (ending one would abort a read still streaming)."""
+        level = self.conn.isolation_level
+        if not self.conn.in_transaction:
+            self.conn.isolation_level = None  # no implicit BEGIN (and, outside a transaction, no COMMIT)
         try:
             for sql in statements:
                 if "?" not in sql:
@@ -93,10 +96,10 @@ class LazyDatabase:
                     if "Incorrect number of bindings" not in str(exc):
                         raise
                 else:
-                    raise ValueError(f"prepare: {sql[:60]!r} ran (it takes no parameters); rolled back")
+                    raise ValueError(f"prepare: {sql[:60]!r} ran: it takes no parameters")
         finally:
-            if opened and self.conn.in_transaction:
-                self.conn.rollback()
+            if self.conn.isolation_level != level:
+                self.conn.isolation_level = level
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
         """sqlite-utils' `query`: a SELECT's rows as dicts, run here (loaded or not); any other statement
