@@ -101,9 +101,9 @@ class Store(ItemsMixin, AssignmentsMixin, JudgmentsMixin, SuggestionsMixin):
         """This Store's place in the queue of the session's writers (a read-only one never writes)."""
         self._spans_table: bool | None = None
         self._annotator_ids: dict[str, int] = {}
+        """Annotators' ids by name, as read outside a transaction (judgments.py: the events' annotators)."""
         self._prepared: set[str] = set()
         """Write statements compiled ahead, outside the write lock (store/database.py `prepare`)."""
-        """Annotators' ids by name, as read outside a transaction (judgments.py: the events' annotators)."""
 
     @property
     def has_spans(self) -> bool:
