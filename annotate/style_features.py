@@ -88,8 +88,9 @@ _BATCH_CHARS = 1 << 23
 
 def features_of_texts(texts: Iterable[str]) -> np.ndarray:
     """Counts of many texts, shape ``(n, len(FEATURES))``, int64: `count_features` of each, counted a
-    batch of texts at a time (tokens from character classes in numpy, each markdown pattern in one
-    scan of the batch's prose joined by line breaks, which no pattern crosses)."""
+    batch of texts at a time (tokens from character classes in numpy over the batch joined by line
+    breaks; headers and list items each in one scan of the batch's prose so joined, which no pattern
+    crosses; bold spans text by text, by the one of its two forms a text can hold)."""
     texts = list(texts)
     out = np.zeros((len(texts), len(FEATURES)), dtype=np.int64)
     begin = 0
@@ -100,10 +101,56 @@ def features_of_texts(texts: Iterable[str]) -> np.ndarray:
             end += 1
         batch = texts[begin:end]
         out[begin:end, 0] = _token_counts(batch)
-        prose = [_FENCE.sub("", t) if "```" in t else t for t in batch]  # a fence needs its backticks
-        out[begin:end, 1:] = _match_counts(prose, (_HEADER_AFTER_BREAK, _LIST_ITEM_AFTER_BREAK, _BOLD))
+        prose = [without_fences(t) for t in batch]
+        out[begin:end, 1:3] = _match_counts(prose, (_HEADER_AFTER_BREAK, _LIST_ITEM_AFTER_BREAK))
+        out[begin:end, 3] = [_bold_count(t) for t in prose]
         begin = end
     return out
+
+
+def without_fences(text: str) -> str:
+    """``_FENCE.sub("", text)``, found by searching for the backticks instead of trying the pattern at
+    every position: a fence is a line whose first characters other than spaces and tabs are three
+    backticks; each opening fence pairs with the next fence line, and the two and everything between
+    them (not the line break after the closing one) are taken out. An opening fence without a closing
+    one is left, as the pattern leaves it."""
+    at = text.find("```")
+    if at < 0:
+        return text
+    kept: list[str] = []
+    kept_from = 0
+    opening = -1
+    while at >= 0:
+        line_start = text.rfind("\n", 0, at) + 1
+        line_end = text.find("\n", at)
+        if line_end < 0:
+            line_end = len(text)
+        if not text[line_start:at].strip(" \t"):
+            if opening < 0:
+                opening = line_start
+            else:
+                kept.append(text[kept_from:opening])
+                kept_from, opening = line_end, -1
+        at = text.find("```", line_end)
+    kept.append(text[kept_from:])
+    return "".join(kept)
+
+
+_STARS_BOLD = re.compile(r"\*\*[^*\n]+\*\*")
+_UNDERSCORE_BOLD = re.compile(r"__[^_\n]+__")
+"""`_BOLD`'s two forms alone: each starts with its two fixed characters, which the engine searches for
+fast, where it tries `_BOLD` at every position."""
+
+
+def _bold_count(text: str) -> int:
+    """``len(_BOLD.findall(text))``: a text without one form's two opening characters can only match
+    the other form; a text with both is scanned by `_BOLD` itself (their spans may overlap)."""
+    stars, underscores = "**" in text, "__" in text
+    if stars and underscores:
+        return len(_BOLD.findall(text))
+    if stars:
+        return len(_STARS_BOLD.findall(text))
+    return len(_UNDERSCORE_BOLD.findall(text)) if underscores else 0
 
 
 _HEADER_AFTER_BREAK = re.compile(r"\n#{1,6}[ \t]")
@@ -124,9 +171,15 @@ def _match_counts(texts: Sequence[str], patterns: Sequence[re.Pattern[str]]) -> 
     joined, starts = _joined(texts)
     out = np.zeros((len(texts), len(patterns)), dtype=np.int64)
     for column, pattern in enumerate(patterns):
-        at = np.fromiter((m.start() for m in pattern.finditer(joined)), dtype=np.int64)
-        out[:, column] = np.bincount(np.searchsorted(starts, at, side="right") - 1, minlength=len(texts))
+        at = np.array([m.start() for m in pattern.finditer(joined)], dtype=np.int64)
+        out[:, column] = _per_text(at, starts)
     return out
+
+
+def _per_text(at: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """How many of the ascending positions `at` fall in each text of a joined string whose texts begin
+    at `starts` (ascending, the first 0): a binary search per text, not per position."""
+    return np.diff(np.append(np.searchsorted(at, starts), at.size))
 
 
 _ASCII_CLASSES = np.array([1 if re.match(r"\w", chr(c)) else 2 if re.match(r"\s", chr(c)) else 0 for c in range(128)],
@@ -134,31 +187,38 @@ _ASCII_CLASSES = np.array([1 if re.match(r"\w", chr(c)) else 2 if re.match(r"\s"
 """Per ASCII code point: 1 a word character (regex ``\\w``), 2 white space (``\\s``), 0 any other."""
 
 
+_WORD_MARK, _SPACE_MARK = ord("a"), ord(" ")
+"""What `_token_counts` turns every word character and every white space character into: codes of a
+word character and of a white space character, which no other character has."""
+_ASCII_MARKS = np.where(_ASCII_CLASSES == 1, _WORD_MARK, np.where(_ASCII_CLASSES == 2, _SPACE_MARK,
+                                                                  np.arange(128))).astype(np.uint8)
+"""Per ASCII code point: `_WORD_MARK`, `_SPACE_MARK`, or the code point itself (any other character)."""
+
+
 def _token_counts(texts: Sequence[str]) -> np.ndarray:
     """`count_tokens` of each text: runs of word characters plus runs of one repeated other non-space
-    character, found as the positions where such a run starts (classes as the regex engine has them)."""
+    character, found as the positions where such a run starts (classes as the regex engine has them).
+    With every word character one mark and every white space another, a token starts wherever a
+    character that is not white space differs from the one before it."""
     joined, starts = _joined(texts)
     if joined.isascii():  # one byte per character: a quarter of the memory, and one table look-up
-        codes = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
-        classes = _ASCII_CLASSES[codes]
-        ascii_ = None
+        marks = _ASCII_MARKS[np.frombuffer(joined.encode("ascii"), dtype=np.uint8)]
     else:
         codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
         classes = np.zeros(codes.size, dtype=np.int8)
         ascii_ = codes < 128
         classes[ascii_] = _ASCII_CLASSES[codes[ascii_]]
-    if ascii_ is not None and not ascii_.all():
         wide = ~ascii_
         distinct, where = np.unique(codes[wide], return_inverse=True)
         classes[wide] = np.array([1 if re.match(r"\w", chr(c)) else 2 if re.match(r"\s", chr(c)) else 0
                                   for c in distinct.tolist()], dtype=np.int8)[where.ravel()]
-    word, other = classes == 1, classes == 0
-    begins = np.empty(codes.size, dtype=bool)
-    if codes.size:
-        begins[0] = word[0] or other[0]
-        begins[1:] = (word[1:] & ~word[:-1]) | (other[1:] & (codes[1:] != codes[:-1]))
-    at = np.flatnonzero(begins)
-    return np.bincount(np.searchsorted(starts, at, side="right") - 1, minlength=len(texts))
+        marks = np.where(classes == 1, _WORD_MARK, np.where(classes == 2, _SPACE_MARK, codes)).astype(np.uint32)
+    begins = np.empty(marks.size, dtype=bool)
+    if marks.size:
+        begins[0] = True
+        np.not_equal(marks[1:], marks[:-1], out=begins[1:])
+        begins &= marks != _SPACE_MARK
+    return _per_text(np.flatnonzero(begins), starts)
 
 
 def side_text(response: Response) -> str:
