@@ -39,7 +39,7 @@ from annotate.model import ExternalLabel, Item, Message
 from annotate.spec import LabelSchema
 from annotate.store import Store
 from annotate.store.codec import item_row
-from annotate.store.staging import ITEM_COLUMNS, ImportStaging, StagedItem, StagedLabel, Where
+from annotate.store.staging import ITEM_COLUMNS, ImportStaging, Where
 from annotate.store.store import AddResult
 from annotate.text import plural
 
@@ -158,47 +158,57 @@ class Staged:
 
 
 def stage(store: Store, staging: ImportStaging, source: Source, reader: RecordReader, encodable: Any) -> Staged:
-    """Read, check and stage every record of the file, a batch at a time; errors name the first bad record."""
+    """Read, check and stage every record of the file, a batch at a time; errors name the first bad record.
+
+    Each entry goes to the staging tables as a row tuple (`ImportStaging.add_item_rows`), as the
+    Arena bulk path stages its battles, not through a StagedItem and Where of its own."""
     from annotate.style_features import item_facts  # numpy: only when a file is imported
 
     found = Staged()
     cohorts = {a.name: a.cohort for a in store.annotators()}
-    pending: list[tuple[StagedItem, Record, Entry]] = []
-    votes: list[StagedLabel] = []
+    rows: list[tuple[Any, ...]] = []
+    pending: list[tuple[Record, Entry]] = []
+    votes: list[tuple[Any, ...]] = []
+    models = found.models
 
     def flush(scan: bool = True) -> None:
-        batch, labels = list(pending), list(votes)
+        batch, staged = list(pending), list(rows)
         pending.clear()
+        rows.clear()
+        staging.add_label_rows(votes)
         votes.clear()
-        staging.add_labels(labels)
         first = staging.next_seq
         repeated = set()
-        for repeat in staging.add_items([staged for staged, _, _ in batch]):
+        for repeat in staging.add_item_rows(staged):
             repeated.add(repeat.position)
-            _, record, entry = batch[repeat.position]
+            record, entry = batch[repeat.position]
             warning = reader.repeat(record, entry, repeat.first, repeat.same)
             if warning:
                 found.warnings.append(warning)
         if scan:
-            staging.add_item_facts(first, item_facts([entry.item for _, _, entry in batch]))
-            found.texts.scan([(first + k, entry.item) for k, (_, _, entry) in enumerate(batch) if k not in repeated],
-                             found.models)
+            staging.add_item_facts(first, item_facts([entry.item for _, entry in batch]))
+            found.texts.scan([(first + k, entry.item) for k, (_, entry) in enumerate(batch) if k not in repeated],
+                             models)
 
     records: Iterator[Record] = source.records()
     try:
         for record in records:
             found.records += 1
             entry = reader.entry(record)
-            encodable(entry.item, record)
-            if entry.label is not None:
-                _check_cohort(record, entry.label, cohorts)
-                votes.append(StagedLabel(entry.key, Where(record.line, record.index), entry.label.source,
-                                         entry.label.rater, entry.label.cohort, entry.label.item_id, entry.label.label,
-                                         entry.label.raw, entry.label.shown_first))
-            found.models.update(m for m in entry.item.models if m)
-            where = Where(record.line, record.index)
-            pending.append((StagedItem(entry.key, item_row(entry.item, "", ""), where, entry.group,
-                                       entry.suffix), record, entry))
+            item = entry.item
+            encodable(item, record)
+            label = entry.label
+            if label is not None:
+                _check_cohort(record, label, cohorts)
+                votes.append((record.line, record.index, entry.key, label.source, label.rater, label.cohort,
+                              label.item_id, label.label, label.raw, label.shown_first))
+            for response in item.responses:
+                if response.model:
+                    models.add(response.model)
+            row = item_row(item, "", "")
+            rows.append((staging.next_seq + len(rows), entry.key, entry.group, entry.suffix, record.line,
+                         record.index, *(row[c] for c in ITEM_COLUMNS)))
+            pending.append((record, entry))
             if len(pending) >= BATCH:
                 flush()
     except FormatError:
