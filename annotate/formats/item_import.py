@@ -161,7 +161,7 @@ def stage(store: Store, staging: ImportStaging, source: Source, reader: RecordRe
     """Read, check and stage every record of the file, a batch at a time; errors name the first bad record.
 
     Each entry goes to the staging tables as a row tuple (`ImportStaging.add_item_rows`), as the
-    Arena bulk path stages its battles, not through a StagedItem and Where of its own."""
+    Arena bulk path stages its battles."""
     from annotate.style_features import item_facts  # numpy: only when a file is imported
 
     found = Staged()

@@ -8,7 +8,7 @@ copy. Each staged row remembers the line (or record) it came from, so a check ma
 rows (an id already stored with other content, a vote repeated with another label) still names it.
 
 Items are keyed by what makes them the same item in the file (`key`: the id, or for Arena battles
-the question and turn); a key staged twice is reported back (`add_items`) for the importer to
+the question and turn); a key staged twice is reported back (`add_item_rows`) for the importer to
 refuse or fold. Arena ids that depend on the whole file (`-t{turn}` when a question comes with
 several turns) are settled by `apply_suffixes` before anything is checked against the session.
 """
@@ -66,31 +66,6 @@ class Where:
     @property
     def text(self) -> str:
         return f"line {self.line}" if self.line is not None else f"record {self.index}"
-
-
-@dataclass(frozen=True)
-class StagedItem:
-    key: str
-    row: dict[str, Any]
-    """The item's row (`annotate.store.codec.item_row` columns ITEM_COLUMNS)."""
-    where: Where
-    group: str | None = None
-    suffix: str | None = None
-    """Added to the id when more than one key of the same group is staged (`apply_suffixes`)."""
-
-
-@dataclass(frozen=True)
-class StagedLabel:
-    key: str
-    """The staged item the vote is on."""
-    where: Where
-    source: str
-    rater: str
-    cohort: str
-    item_id: str
-    label: str
-    raw: str
-    shown_first: str | None
 
 
 @dataclass(frozen=True)
@@ -166,17 +141,11 @@ class ImportStaging:
 
     # -- staging ---------------------------------------------------------------------------------
 
-    def add_items(self, batch: Sequence[StagedItem]) -> list[Repeat]:
-        """Stage a batch; the entries whose key was staged before (in this batch or earlier) are
-        not staged again and come back as Repeats, in batch order."""
-        return self.add_item_rows([
-            (seq, entry.key, entry.group, entry.suffix, entry.where.line, entry.where.index,
-             *(entry.row[c] for c in ITEM_COLUMNS)) for seq, entry in enumerate(batch, start=self.next_seq)
-        ])
-
     def add_item_rows(self, rows: Sequence[tuple[Any, ...]]) -> list[Repeat]:
-        """`add_items` of rows given as tuples (for an importer that builds the row without an Item):
-        seq (numbered on from `next_seq`), key, group, suffix, line, record number, then the ITEM_COLUMNS."""
+        """Stage a batch of rows: seq (numbered on from `next_seq`), key, group, suffix, line, record
+        number, then the ITEM_COLUMNS (`annotate.store.codec.item_row`'s values). The rows whose key was
+        staged before (in this batch or earlier) are not staged again and come back as Repeats, in
+        batch order."""
         first_seq = self._seq + 1
         if rows and (rows[0][0] != first_seq or rows[-1][0] != first_seq + len(rows) - 1):
             raise ValueError(f"staged rows are numbered from {first_seq}")
@@ -206,15 +175,9 @@ class ImportStaging:
         self._executemany(STAGE_INSERT, staged_rows(first_seq, facts))
         self._settle()
 
-    def add_labels(self, batch: Sequence[StagedLabel]) -> None:
-        self.add_label_rows([
-            (label.where.line, label.where.index, label.key, label.source, label.rater, label.cohort, label.item_id,
-             label.label, label.raw, label.shown_first) for label in batch
-        ])
-
     def add_label_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        """`add_labels` of rows given as tuples: line, record number, key, source, rater, cohort,
-        item id, label, raw, shown first (numbered by SQLite, on from the last)."""
+        """Stage votes given as tuples: line, record number, key (of the staged item the vote is on),
+        source, rater, cohort, item id, label, raw, shown first (numbered by SQLite, on from the last)."""
         self._executemany(
             "INSERT INTO {s}.stage_labels (line, idx, key, source, rater, cohort, item_id, label, raw,"
             " shown_first) VALUES (?,?,?,?,?,?,?,?,?,?)", rows,
@@ -316,7 +279,7 @@ class ImportStaging:
 
     @property
     def next_seq(self) -> int:
-        """The seq the next staged item gets (`add_items` numbers a batch's entries from it, repeats included)."""
+        """The seq the next staged item gets (`add_item_rows` numbers a batch's rows from it, repeats included)."""
         return self._seq + 1
 
     def _may_repeat_votes(self) -> bool:
