@@ -53,7 +53,10 @@ _TABLES = (
     " source TEXT NOT NULL, rater TEXT NOT NULL, cohort TEXT NOT NULL, item_id TEXT NOT NULL, label TEXT NOT NULL,"
     " raw TEXT, shown_first TEXT)",
     STAGE_TABLE,
+    "CREATE TABLE {s}.stage_stored (seq INTEGER PRIMARY KEY)",
 )
+"""The staged items, votes and facts; and (`stage_stored`, filled by `commit`) the staged items whose id
+the session holds already."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,7 @@ class ImportStaging:
             if STAGE_SCHEMA in attached:
                 self.db.conn.execute(f"DETACH {STAGE_SCHEMA}")
             return
-        for table in ("stage_items", "stage_labels", "stage_facts"):
+        for table in ("stage_items", "stage_labels", "stage_facts", "stage_stored"):
             self._execute(f"DROP TABLE IF EXISTS {{s}}.{table}")
         self._settle()
 
@@ -339,11 +342,19 @@ class ImportStaging:
             with counted_in_bulk(self.db.conn, new):  # nothing new (a file imported again): the file is left as it is
                 added = 0
                 if "items" in new:
+                    # The items stored already are noted first: an INSERT whose SELECT reads main.items
+                    # itself is copied whole into a temporary table before the first row is written
+                    # (the staged ids are distinct once settled, so no row inserted here changes which
+                    # others are new).
+                    self._execute(
+                        "INSERT INTO {s}.stage_stored SELECT seq FROM {s}.stage_items s"
+                        " WHERE EXISTS (SELECT 1 FROM main.items i WHERE i.id = s.id)"
+                    )
                     added = int(self._execute(
                         "INSERT INTO main.items (id, kind, conversation, responses, category, gold, metadata,"
                         " content_hash, source, created) SELECT id, kind, conversation, responses, category, gold,"
                         " metadata, content_hash, ?, ? FROM {s}.stage_items s"
-                        " WHERE NOT EXISTS (SELECT 1 FROM main.items i WHERE i.id = s.id) ORDER BY seq",
+                        " WHERE seq NOT IN (SELECT seq FROM {s}.stage_stored) ORDER BY seq",
                         [source, created],
                     ).rowcount)
                 items = AddResult(added=added, unchanged=n_items - added)
