@@ -41,15 +41,24 @@ def create_item_facts(db: sqlite_utils.Database) -> None:
     db.execute(f"CREATE TABLE item_facts (item_id TEXT PRIMARY KEY, content_hash TEXT NOT NULL, {_COLUMNS_SQL})")
 
 
-def copy_staged_sql(schema: str) -> str:
+STAGE_STORED_TABLE = "CREATE TABLE {s}.stage_facts_stored (seq INTEGER PRIMARY KEY)"
+"""The staged items whose facts the session holds already (of the same content), filled by `copy_staged_sql`."""
+
+
+def copy_staged_sql(schema: str) -> tuple[str, str]:
     """SQL copying the staged facts of staged items into the session, for items whose stored facts are
-    missing or of other content (an import again of items stored before v14 fills theirs in)."""
+    missing or of other content (an import again of items stored before v14 fills theirs in): the
+    staged items whose facts are stored are noted first, so that the copy's SELECT does not read
+    main.item_facts (SQLite would copy the whole SELECT into a temporary table before inserting; the
+    staged ids are distinct, so no row copied changes which others are to be copied)."""
     columns = ", ".join(FACT_COLUMNS)
     return (
+        f"INSERT INTO {schema}.stage_facts_stored SELECT s.seq FROM {schema}.stage_items s WHERE EXISTS"
+        " (SELECT 1 FROM main.item_facts m WHERE m.item_id = s.id AND m.content_hash = s.content_hash)",
         f"INSERT OR REPLACE INTO main.item_facts (item_id, content_hash, {columns})"
         f" SELECT s.id, s.content_hash, {', '.join(f'c.{c}' for c in FACT_COLUMNS)} FROM {schema}.stage_items s"
-        f" JOIN {schema}.stage_facts c ON c.seq = s.seq WHERE NOT EXISTS (SELECT 1 FROM main.item_facts m"
-        " WHERE m.item_id = s.id AND m.content_hash = s.content_hash) ORDER BY s.seq"
+        f" JOIN {schema}.stage_facts c ON c.seq = s.seq WHERE s.seq NOT IN"
+        f" (SELECT seq FROM {schema}.stage_facts_stored) ORDER BY s.seq",
     )
 
 

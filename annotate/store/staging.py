@@ -23,7 +23,7 @@ from typing import Any
 
 from annotate.model import Item
 from annotate.store.codec import content_hash, item_from_row
-from annotate.store.item_facts import STAGE_INSERT, STAGE_TABLE, copy_staged_sql, staged_rows
+from annotate.store.item_facts import STAGE_INSERT, STAGE_STORED_TABLE, STAGE_TABLE, copy_staged_sql, staged_rows
 from annotate.store.store import AddResult, Store
 from annotate.store.tally_schema import counted_in_bulk
 
@@ -54,9 +54,10 @@ _TABLES = (
     " raw TEXT, shown_first TEXT)",
     STAGE_TABLE,
     "CREATE TABLE {s}.stage_stored (seq INTEGER PRIMARY KEY)",
+    STAGE_STORED_TABLE,
 )
 """The staged items, votes and facts; and (`stage_stored`, filled by `commit`) the staged items whose id
-the session holds already."""
+the session holds already, (`stage_facts_stored`) those whose facts it holds."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,7 @@ class ImportStaging:
             if STAGE_SCHEMA in attached:
                 self.db.conn.execute(f"DETACH {STAGE_SCHEMA}")
             return
-        for table in ("stage_items", "stage_labels", "stage_facts", "stage_stored"):
+        for table in ("stage_items", "stage_labels", "stage_facts", "stage_stored", "stage_facts_stored"):
             self._execute(f"DROP TABLE IF EXISTS {{s}}.{table}")
         self._settle()
 
@@ -358,7 +359,8 @@ class ImportStaging:
                         [source, created],
                     ).rowcount)
                 items = AddResult(added=added, unchanged=n_items - added)
-                self._execute(copy_staged_sql("{s}"))
+                for sql in copy_staged_sql("{s}"):
+                    self._execute(sql)
                 if not n_labels:
                     return items, AddResult(0, 0)
                 self._execute(
