@@ -53,13 +53,29 @@ def content_hash(item: Item) -> str:
     return hashlib.sha256(dumps(item_payload(item)).encode("utf-8")).hexdigest()
 
 
+def _messages_json(messages: tuple[Message, ...]) -> str:
+    """`dumps(_messages(messages))` written out: the keys in sorted order, each value as `_scalar` writes it."""
+    if not messages:
+        return "[]"
+    return "[" + ",".join([f'{{"content":{_scalar(m.content)},"role":{_scalar(m.role)}}}' for m in messages]) + "]"
+
+
+def _responses_json(responses: tuple[Response, ...]) -> str:
+    """`dumps` of the responses as `item_payload` lists them, written out without a dict per response
+    (the keys in sorted order: history, model, slot, text)."""
+    return "[" + ",".join([
+        f'{{"history":{_messages_json(r.history)},"model":{_scalar(r.model)},"slot":{_scalar(r.slot)},'
+        f'"text":{_scalar(r.text)}}}' for r in responses
+    ]) + "]"
+
+
 def item_row(item: Item, source: str, created: str) -> dict[str, Any]:
     """The item's row; its content hash is `content_hash`'s, made from the same JSON pieces
-    (dumps with sorted keys writes a nested value as it writes it alone), so each text is written once."""
-    conversation = dumps(_messages(item.conversation))
-    responses = dumps([
-        {"slot": r.slot, "text": r.text, "model": r.model, "history": _messages(r.history)} for r in item.responses
-    ])
+    (dumps with sorted keys writes a nested value as it writes it alone), so each text is written once.
+    The conversation and responses are written out piece by piece (`_responses_json`): the bytes
+    `dumps` writes for them, without the encoder's walk over a dict made for each response."""
+    conversation = _messages_json(item.conversation)
+    responses = _responses_json(item.responses)
     metadata = dumps(dict(item.metadata))
     payload = (
         f'{{"category":{_scalar(item.category)},"conversation":{conversation},"gold":{_scalar(item.gold)},'
