@@ -89,8 +89,8 @@ _BATCH_CHARS = 1 << 23
 def features_of_texts(texts: Iterable[str]) -> np.ndarray:
     """Counts of many texts, shape ``(n, len(FEATURES))``, int64: `count_features` of each, counted a
     batch of texts at a time (tokens from character classes in numpy over the batch joined by line
-    breaks; headers and list items each in one scan of the batch's prose so joined, which no pattern
-    crosses; bold spans text by text, by the one of its two forms a text can hold)."""
+    breaks; headers, list items and bold spans each in one scan of the batch's prose so joined, which no
+    match crosses; `_bold_counts`)."""
     texts = list(texts)
     out = np.zeros((len(texts), len(FEATURES)), dtype=np.int64)
     begin = 0
@@ -102,8 +102,10 @@ def features_of_texts(texts: Iterable[str]) -> np.ndarray:
         batch = texts[begin:end]
         out[begin:end, 0] = _token_counts(batch)
         prose = [without_fences(t) for t in batch]
-        out[begin:end, 1:3] = _match_counts(prose, (_HEADER_AFTER_BREAK, _LIST_ITEM_AFTER_BREAK))
-        out[begin:end, 3] = [_bold_count(t) for t in prose]
+        joined, starts = _joined(prose)
+        out[begin:end, 1] = _per_text(_match_starts(_HEADER_AFTER_BREAK, joined), starts)
+        out[begin:end, 2] = _per_text(_match_starts(_LIST_ITEM_AFTER_BREAK, joined), starts)
+        out[begin:end, 3] = _bold_counts(prose, joined, starts)
         begin = end
     return out
 
@@ -142,6 +144,18 @@ _UNDERSCORE_BOLD = re.compile(r"__[^_\n]+__")
 fast, where it tries `_BOLD` at every position."""
 
 
+def _bold_counts(prose: Sequence[str], joined: str, starts: np.ndarray) -> np.ndarray | list[int]:
+    """``len(_BOLD.findall(t))`` of each text, given the texts joined (`_joined`): when only one of
+    `_BOLD`'s two forms can open in any of them, that form alone in one scan of the joined texts
+    (no span crosses a line break); when both can, text by text (`_bold_count`)."""
+    stars, underscores = "**" in joined, "__" in joined  # the line breaks joining the texts open neither
+    if stars and underscores:
+        return [_bold_count(t) for t in prose]
+    if not stars and not underscores:
+        return [0] * len(prose)
+    return _per_text(_match_starts(_STARS_BOLD if stars else _UNDERSCORE_BOLD, joined), starts)
+
+
 def _bold_count(text: str) -> int:
     """``len(_BOLD.findall(text))``: a text without one form's two opening characters can only match
     the other form; a text with both is scanned by `_BOLD` itself (their spans may overlap)."""
@@ -166,14 +180,9 @@ def _joined(texts: Sequence[str]) -> tuple[str, np.ndarray]:
     return "\n" + "\n".join(texts), np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
 
 
-def _match_counts(texts: Sequence[str], patterns: Sequence[re.Pattern[str]]) -> np.ndarray:
-    """``(n, len(patterns))``: matches of each pattern in each text (patterns that never match a line break)."""
-    joined, starts = _joined(texts)
-    out = np.zeros((len(texts), len(patterns)), dtype=np.int64)
-    for column, pattern in enumerate(patterns):
-        at = np.array([m.start() for m in pattern.finditer(joined)], dtype=np.int64)
-        out[:, column] = _per_text(at, starts)
-    return out
+def _match_starts(pattern: re.Pattern[str], joined: str) -> np.ndarray:
+    """Where each match of `pattern` in `joined` begins, ascending."""
+    return np.array([m.start() for m in pattern.finditer(joined)], dtype=np.int64)
 
 
 def _per_text(at: np.ndarray, starts: np.ndarray) -> np.ndarray:

@@ -45,3 +45,11 @@ def test_tokens_of_a_batch_are_the_tokens_of_each_text(seed: int) -> None:
     ascii_texts = [t for t in texts if t.isascii()]
     for batch in (texts, ascii_texts, ["\ud800a", "b\udfff"], ["", ""], [""]):
         assert style._token_counts(batch).tolist() == [style.count_tokens(t) for t in batch]
+
+
+@pytest.mark.parametrize("left_out", ["_", "*", ""])
+def test_bold_spans_of_a_batch_are_the_spans_of_each_text(left_out: str) -> None:
+    """Batches where only one form of bold can open (one scan of the joined texts) and where both can."""
+    texts = [t.replace(left_out, "") if left_out else t for t in [*FIXED, *random_texts(7, 3000, 40)]]
+    counts = style.features_of_texts(texts)[:, 3].tolist()
+    assert counts == [len(style._BOLD.findall(style._FENCE.sub("", t))) for t in texts]
