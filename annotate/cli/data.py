@@ -87,7 +87,7 @@ def _reuse_freed_memory() -> None:
 
     try:
         mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):  # no C library by that name, or no mallopt in it
         return
     mallopt(_M_TRIM_THRESHOLD, 256 << 20)
     mallopt(_M_MMAP_THRESHOLD, 32 << 20)  # glibc's largest; above it mallopt refuses
