@@ -68,6 +68,7 @@ def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...], trai
     file_format_hint(file, reading="items", fmt=fmt, mapped=bool(field_map), command=["import", session],
                      items_command=["import", session])
     _reuse_freed_memory()
+    _one_blas_thread()
     with open_store(spec) as store:
         report = import_items(store, spec.schema, file, format=fmt, field_map=field_map)
     _print_import(f"{report.summary()} from {one_line(file.name)}", report.warnings)
@@ -91,6 +92,17 @@ def _reuse_freed_memory() -> None:
         return
     mallopt(_M_TRIM_THRESHOLD, 256 << 20)
     mallopt(_M_MMAP_THRESHOLD, 32 << 20)  # glibc's largest; above it mallopt refuses
+
+
+def _one_blas_thread() -> None:
+    """An import does no linear algebra: numpy's OpenBLAS need not start a thread per core when the
+    import loads numpy (its start costs 40-60 ms of CPU on this 2-core host). Left as it is when the
+    user has set it, or when numpy is loaded already."""
+    import os
+    import sys
+
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _print_import(summary: str, warnings: tuple[str, ...]) -> None:
