@@ -8,7 +8,8 @@ as annotate's vectorised interval, so the speed-up is measured, not extrapolated
 ``--loop-resamples 50`` shortens it for a quick run (the figure is then marked extrapolated).
 The ``cli`` section runs ``annotate agreement`` end to end (a subprocess: wall clock, CPU and peak RSS)
 on a 10,000 units x 5 raters file, and in a fresh interpreter the CPU of its imports, of reading and
-coding the file and of the statistic, and whether pandas got imported.
+coding the file and of the statistic (with 1000 resamples, then without), and whether pandas or numpy.ma
+got imported.
 The shared data folder is ``../shared/data`` beside the checkout, or ``$ANNOTATE_SHARED_DATA``.
 """
 
@@ -155,26 +156,32 @@ def cpu():
 
 path, only = Path(sys.argv[1]), sys.argv[2:] or None
 start = cpu()
-import annotate.cli
+import annotate.cli, annotate.cli.analysis
 from annotate.analysis.agreement.table import agreement_table
 from annotate.analysis.ratings_io import coded_file
-import annotate.report.build, annotate.report.render
+import annotate.report.file_reports, annotate.report.render_text
+import numpy.random
 imported = cpu()
 read = coded_file(path)
 coded = cpu()
-agreement_table(read.coded, "nominal", read.categories, list(read.raters), n_boot=1000, seed=0,
-                **({"coefficients": only} if only else {}))
+options = {"coefficients": only} if only else {}
+agreement_table(read.coded, "nominal", read.categories, list(read.raters), n_boot=1000, seed=0, **options)
 computed = cpu()
+agreement_table(read.coded, "nominal", read.categories, list(read.raters), n_boot=0, seed=0, **options)
+point = cpu()
 args = ["agreement", str(path), *(["--only", ",".join(only)] if only else []), "--json"]
 sys.stdout = open("/dev/null", "w")
 annotate.cli.main(args, standalone_mode=False)
 sys.stdout = sys.__stdout__
 print(json.dumps({"import": imported - start, "read": coded - imported, "statistic": computed - coded,
-                  "pandas": "pandas" in sys.modules}))
+                  "point": point - computed, "pandas": "pandas" in sys.modules,
+                  "numpy.ma": "numpy.ma" in sys.modules}))
 """
-"""A fresh interpreter's CPU for each phase of `annotate agreement FILE`: the imports of the command, reading
-and coding the file (`coded_file`), the statistic (`agreement_table`); then the command itself, after which
-it says whether pandas got imported."""
+"""A fresh interpreter's CPU for each phase of `annotate agreement FILE`: the modules the command imports
+(numpy.random too, which the bootstrap imports on its first draw), reading and coding the file
+(`coded_file`), the statistic with 1000 resamples (`agreement_table`), then the statistic again without
+resamples (its point estimates); then the command itself, after which it says whether pandas and
+numpy.ma got imported."""
 
 
 def agreement_phases(path: Path, only: list[str]) -> dict[str, float]:
@@ -200,13 +207,15 @@ def bench_agreement_cli(runs: int = 3) -> None:
             whole = [run_command([annotate, "agreement", str(path), *(["--only", *only] if only else [])])
                      for _ in range(runs)]
             phases = [agreement_phases(path, only) for _ in range(runs)]
-            cpu = {key: float(np.median([p[key] for p in phases])) for key in ("import", "read", "statistic")}
-            pandas = "pandas imported" if any(p["pandas"] for p in phases) else "no pandas"
+            cpu = {key: float(np.median([p[key] for p in phases])) for key in ("import", "read", "statistic", "point")}
+            loaded = [name for name in ("pandas", "numpy.ma") if any(p[name] for p in phases)]
+            pandas = f"imported {', '.join(loaded)}" if loaded else "no pandas, no numpy.ma"
             print(f"`annotate agreement FILE {label}`{' ' * (22 - len(label))}: {_median(whole, 0):6.2f} s wall,"
                   f" CPU {_median(whole, 1):.2f} s, peak RSS {_median(whole, 2):4.0f} MiB; {load()}")
             print(f"    in a fresh interpreter, CPU: imports {cpu['import']:.3f} s, read and code the file"
                   f" {cpu['read']:.3f} s, the statistic {cpu['statistic']:.3f} s"
-                  f" (read / statistic = {cpu['read'] / cpu['statistic']:.2f}); {pandas}")
+                  f" (read / statistic = {cpu['read'] / cpu['statistic']:.2f}; then without resamples"
+                  f" {cpu['point']:.3f} s); {pandas}")
     print()
 
 

@@ -84,7 +84,8 @@ def bootstrap_sums(features: np.ndarray, n_boot: int, seed: int | None) -> np.nd
 def percentile_interval(samples: np.ndarray, level: float = 0.95) -> tuple[float, float]:
     """Percentile interval of bootstrap ``samples`` (1-D), ignoring non-finite resamples.
 
-    Uses ``numpy.quantile`` with linear interpolation at ``(1 - level) / 2`` and ``(1 + level) / 2``.
+    The quantiles at ``(1 - level) / 2`` and ``(1 + level) / 2`` with linear interpolation, computed as
+    ``numpy.quantile`` computes them, to the bit (`_quantiles`), without its import of numpy.ma.
     Returns ``(nan, nan)`` when fewer than half the resamples are finite.
     """
     samples = np.asarray(samples, dtype=np.float64).ravel()
@@ -92,8 +93,34 @@ def percentile_interval(samples: np.ndarray, level: float = 0.95) -> tuple[float
     if samples.size == 0 or finite.size < _MIN_DEFINED_SHARE * samples.size:
         return (float("nan"), float("nan"))
     tail = (1.0 - level) / 2.0
-    lo, hi = np.quantile(finite, [tail, 1.0 - tail])
-    return (float(lo), float(hi))
+    lo, hi = _quantiles(finite, np.array([tail, 1.0 - tail])).tolist()
+    return (lo, hi)
+
+
+def _quantiles(values: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``numpy.quantile(values, q)`` (method "linear") of a 1-D float64 array without NaN: the same steps
+    (the virtual indexes ``(n - 1) * q``, a partition at the same positions, the same interpolation), so
+    the same bits, zeros' signs included; `values` is partitioned in place.
+
+    (``numpy.quantile`` picks its partition positions with ``np.unique``, which imports numpy.ma, about 20 ms.)
+    """
+    if ((q < 0) | (q > 1)).any():
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    n = values.size
+    at = (n - 1) * q
+    below = np.floor(at)
+    above = below + 1
+    last = at >= n - 1  # past the last value: the last value
+    below[last] = -1
+    above[last] = -1
+    low, high = below.astype(np.intp), above.astype(np.intp)
+    values.partition(np.array(sorted({0, -1, *low.tolist(), *high.tolist()}), dtype=np.intp))
+    a, b = values[low], values[high]
+    gamma = at - below
+    step = b - a
+    out = a + step * gamma
+    np.subtract(b, step * (1 - gamma), out=out, where=gamma >= 0.5)
+    return out
 
 
 def estimate_from_features(

@@ -31,13 +31,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from annotate.analysis.ratings_labels import PreparedRatings, prepare_labels, prepared_labels
-from annotate.analysis.ratings_table import MISSING, RatingsFileError, Table, read_table
+from annotate.analysis.ratings_labels import PreparedRatings, prepare_labels, prepared_label_values, prepared_labels
+from annotate.analysis.ratings_table import MISSING, Column, RatingsFileError, Table, _objects, read_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -57,6 +58,7 @@ __all__ = [
     "coded_file",
     "parse_column_map",
     "prepare_labels",
+    "prepared_label_values",
     "prepared_labels",
     "read_cells",
     "read_ratings",
@@ -119,26 +121,20 @@ def _find_column(path: Path, table: Table, role: str, columns: dict[str, str] | 
 
 @dataclass(frozen=True)
 class _Cells:
-    """Every (unit, rater, label) cell of a file in reading order, label None when missing, and where
-    each label is (computed only for the labels asked about)."""
+    """Every (unit, rater, label) cell of a file in reading order, as columns of codes (label None when
+    missing), and where each label is (computed only for the labels asked about)."""
 
-    unit: np.ndarray
-    rater: np.ndarray
-    label: np.ndarray
+    unit: Column
+    rater: Column
+    label: Column
     where: Callable[[np.ndarray], np.ndarray]
     """``where(positions)``: the places of those cells, e.g. ``"line 4, column 'bob'"``."""
-
-
-def _first_none(column: np.ndarray) -> int | None:
-    """The position of the first None in `column`, or None when there is none."""
-    hits = np.flatnonzero(np.equal(column, None))
-    return int(hits[0]) if hits.size else None
 
 
 def _first_empty(path: Path, table: Table, checks: Sequence[tuple[int, str]]) -> None:
     """Refuse the first row (in file order) whose id column in `checks` is empty, naming it."""
     found = [(row, k, c, what) for k, (c, what) in enumerate(checks)
-             if (row := _first_none(table.columns[c])) is not None]
+             if (row := table.columns[c].first_missing()) is not None]
     if found:
         row, _, c, what = min(found)
         raise RatingsFileError(f"{path}: {table.where(int(row), c)}: {what} is empty")
@@ -158,6 +154,23 @@ def _long(path: Path, table: Table, columns: dict[str, str] | None = None) -> _C
                   lambda positions: table.wheres(positions, label))
 
 
+def _first_seen(codes: np.ndarray, texts: Sequence[str | None]) -> Column:
+    """Codes into `texts` as a column whose texts stand in the order they first occur in `codes`."""
+    used, first = np.unique(codes, return_index=True)
+    seen = used[np.argsort(first)]
+    renumber = np.zeros(len(texts), dtype=np.int64)
+    renumber[seen] = np.arange(seen.size)
+    return Column(renumber[codes], tuple(texts[k] for k in seen.tolist()))
+
+
+def _row_by_row(columns: Sequence[Column]) -> Column:
+    """The cells of `columns` read row by row (the cells of row 0, then of row 1, ...) as one column."""
+    texts: dict[str | None, int] = {}
+    renumbered = [np.fromiter((texts.setdefault(text, len(texts)) for text in column.texts), dtype=np.int64,
+                              count=len(column.texts))[column.codes] for column in columns]
+    return _first_seen(np.stack(renumbered, axis=1).ravel(), tuple(texts))
+
+
 def _wide(path: Path, table: Table, raters_as_rows: bool) -> _Cells:
     what_row, what_col = ("rater", "unit") if raters_as_rows else ("unit", "rater")
     if len(table.header) < 2:
@@ -174,9 +187,10 @@ def _wide(path: Path, table: Table, raters_as_rows: bool) -> _Cells:
         raise RatingsFileError(f"{path}: {table.header_where}: {what_col} {dupes[0]!r} heads more than one column")
     _first_empty(path, table, [(0, f"the {what_row} id")])
     n = len(names)
-    keys = np.repeat(table.columns[0], n)  # row by row, as the file reads
-    heads = np.tile(np.array(names, dtype=object), table.n_rows)
-    labels = np.stack(table.columns[1:], axis=1).ravel() if table.n_rows else np.array([], dtype=object)
+    first = table.columns[0]
+    keys = Column(np.repeat(first.codes, n), first.texts)  # row by row, as the file reads
+    heads = Column(np.tile(np.arange(n, dtype=np.int64), table.n_rows), names)
+    labels = _row_by_row(table.columns[1:])
     columns = [f", column {name!r}" for name in names]
 
     def where(positions: np.ndarray) -> np.ndarray:
@@ -189,58 +203,108 @@ def _wide(path: Path, table: Table, raters_as_rows: bool) -> _Cells:
     return _Cells(unit, rater, labels, where)
 
 
-def _sorted_codes(texts: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Each text's position among the sorted distinct texts (int64), and those texts: what
-    ``pd.factorize(texts, sort=True)`` gives for text, by one dict look-up per cell."""
-    cells = texts.tolist()
-    ids = tuple(sorted(dict.fromkeys(cells)))
-    index = {text: i for i, text in enumerate(ids)}
-    return np.fromiter(map(index.__getitem__, cells), dtype=np.int64, count=len(cells)), ids
+def _sorted_codes(column: Column, kept: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The cells of `column` at `kept` (none of them missing) as int64 positions among their sorted distinct
+    texts, and those texts: what ``pd.factorize(texts, sort=True)`` gives, sorting each distinct text once."""
+    codes = column.codes[kept]
+    used = np.zeros(len(column.texts), dtype=bool)
+    used[codes] = True
+    texts = column.texts
+    ranked = sorted(np.flatnonzero(used).tolist(), key=texts.__getitem__)  # type: ignore[arg-type]
+    rank = np.zeros(len(texts), dtype=np.int64)
+    rank[ranked] = np.arange(len(ranked))
+    return rank[codes], tuple(texts[k] for k in ranked)  # type: ignore[misc]
+
+
+def _labels_kept(label: Column) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """The positions of the cells whose label is there, their labels' codes and the distinct labels (in
+    the order they first occur)."""
+    if None not in label.texts:
+        return np.arange(label.codes.size), label.codes, label.texts  # type: ignore[return-value]
+    missing = label.texts.index(None)
+    kept = np.flatnonzero(label.codes != missing)
+    codes = label.codes[kept]
+    return kept, codes - (codes > missing), label.texts[:missing] + label.texts[missing + 1:]  # type: ignore[return-value]
+
+
+_DENSE_KEYS = 8
+"""A file's (unit, rater) keys are sorted through a table of every key when there are at most this many
+keys per rating (a few raters rating most units), else by a sort."""
 
 
 @dataclass(frozen=True)
 class RatingCells:
-    """The ratings a file holds (missing cells left out), in reading order, coded by unit and rater.
+    """The ratings a file holds (missing cells left out), in reading order, coded by unit, rater and label.
 
     Attributes:
-        unit, rater, label: object arrays of text, one entry per rating.
         unit_codes, rater_codes: int64, each rating's position in ``unit_ids`` / ``rater_ids``.
         unit_ids, rater_ids: the distinct ids, sorted.
+        label_codes: int64, each rating's position in ``label_texts``.
+        label_texts: the distinct labels, in the order they first occur.
+        unit, rater, label: object arrays of text, one entry per rating (made when asked for).
     """
 
-    unit: np.ndarray
-    rater: np.ndarray
-    label: np.ndarray
     unit_codes: np.ndarray
     rater_codes: np.ndarray
     unit_ids: tuple[str, ...]
     rater_ids: tuple[str, ...]
+    label_codes: np.ndarray
+    label_texts: tuple[str, ...]
     cell_where: Callable[[np.ndarray], np.ndarray]
     """The places of cells by their position among every cell of the file (missing ones too)."""
     kept: np.ndarray
     """Each rating's position among every cell of the file."""
+    by_unit_rater: np.ndarray
+    """The ratings' positions sorted by (unit, rater)."""
 
     def __len__(self) -> int:
         return int(self.kept.size)
+
+    @cached_property
+    def unit(self) -> np.ndarray:
+        return _objects(self.unit_ids)[self.unit_codes]
+
+    @cached_property
+    def rater(self) -> np.ndarray:
+        return _objects(self.rater_ids)[self.rater_codes]
+
+    @cached_property
+    def label(self) -> np.ndarray:
+        return _objects(self.label_texts)[self.label_codes]
 
     def where(self, ratings: np.ndarray | Sequence[int]) -> np.ndarray:
         """The places of the ratings at these positions, e.g. ``"line 4, column 'bob'"`` (made only when asked)."""
         return self.cell_where(self.kept[np.asarray(ratings, dtype=np.int64)])
 
 
-def _refuse_second_ratings(path: Path, cells: RatingCells) -> None:
-    """Refuse a unit rated twice by one rater, naming the later rating (the first in file order) and
-    the earlier one."""
-    key = cells.unit_codes * max(1, len(cells.rater_ids)) + cells.rater_codes
+def _by_key(key: np.ndarray, n_keys: int) -> np.ndarray | None:
+    """The positions of distinct int64 `key` values in [0, n_keys) sorted by key, or None when a key repeats."""
+    if n_keys > _DENSE_KEYS * key.size:
+        order = np.argsort(key, kind="stable")
+        ranked = key[order]
+        return None if (ranked[1:] == ranked[:-1]).any() else order
+    if np.bincount(key, minlength=n_keys).max() > 1:
+        return None
+    slots = np.full(n_keys, -1, dtype=np.int64)
+    slots[key] = np.arange(key.size)
+    return slots[slots >= 0]
+
+
+def _sorted_ratings(path: Path, unit_codes: np.ndarray, rater_codes: np.ndarray, unit_ids: tuple[str, ...],
+                    rater_ids: tuple[str, ...], where: Callable[[Sequence[int]], np.ndarray]) -> np.ndarray:
+    """The ratings' positions sorted by (unit, rater); a unit rated twice by one rater is refused, naming the
+    later rating (the first in file order) and the earlier one."""
+    key = unit_codes * max(1, len(rater_ids)) + rater_codes
+    order = _by_key(key, len(unit_ids) * max(1, len(rater_ids)))
+    if order is not None:
+        return order
     order = np.argsort(key, kind="stable")
     ranked = key[order]
     again = ranked[1:] == ranked[:-1]
-    if not again.any():
-        return
     second = int(order[1:][again].min())
     first = int(np.flatnonzero(key == key[second])[0])
-    unit, rater = cells.unit[second], cells.rater[second]
-    here, there = cells.where([second, first])
+    unit, rater = unit_ids[unit_codes[second]], rater_ids[rater_codes[second]]
+    here, there = where([second, first])
     raise RatingsFileError(
         f"{path}: {here}: rater {rater!r} already rated unit {unit!r} ({there}); keep one rating per unit and rater"
     )
@@ -269,16 +333,15 @@ def read_cells(
                                "from its first column")
     table = read_table(path)
     cells = _long(path, table, columns) if layout == "long" else _wide(path, table, raters_as_rows)
-    kept = np.flatnonzero(np.not_equal(cells.label, None))
+    kept, label_codes, label_texts = _labels_kept(cells.label)
     if not kept.size:
         raise RatingsFileError(f"{path}: no ratings found (every label cell is empty)")
-    unit, rater = cells.unit[kept], cells.rater[kept]
-    unit_codes, unit_ids = _sorted_codes(unit)
-    rater_codes, rater_ids = _sorted_codes(rater)
-    found = RatingCells(unit, rater, cells.label[kept], unit_codes, rater_codes, unit_ids, rater_ids, cells.where,
-                        kept)
-    _refuse_second_ratings(path, found)
-    return found
+    unit_codes, unit_ids = _sorted_codes(cells.unit, kept)
+    rater_codes, rater_ids = _sorted_codes(cells.rater, kept)
+    order = _sorted_ratings(path, unit_codes, rater_codes, unit_ids, rater_ids,
+                            lambda ratings: cells.where(kept[np.asarray(ratings, dtype=np.int64)]))
+    return RatingCells(unit_codes, rater_codes, unit_ids, rater_ids, label_codes, label_texts, cells.where, kept,
+                       order)
 
 
 def read_ratings(
@@ -354,14 +417,17 @@ def coded_file(
     order: Sequence[str] | None = None,
     columns: dict[str, str] | None = None,
 ) -> CodedFile:
-    """Read a ratings file (`read_cells`), fit its labels to ``level`` (`prepared_labels`) and code them
-    (`coded_labels`): what `agreement_from_file` computes on, without pandas.  Refuses a file with one rater."""
+    """Read a ratings file (`read_cells`), fit its labels to ``level`` (`prepared_label_values`) and code them
+    (`coded_labels`): what `agreement_from_file` computes on, without pandas.  Refuses a file with one rater.
+    The labels are fitted and coded once per distinct label, the ratings sorted by (unit, rater) once."""
     from annotate.analysis.agreement.coded import coded_labels
 
     cells = read_cells(path, layout, raters_as_rows, columns)
-    labels, kept_order = prepared_labels(cells.label, level, order, lambda i: str(cells.where([i])[0]), source=path)
-    coded, categories = coded_labels(cells.unit_codes, cells.rater_codes, labels, len(cells.unit_ids),
-                                     len(cells.rater_ids), kept_order)
+    labels, kept_order = prepared_label_values(cells.label_texts, cells.label_codes, level, order,
+                                               lambda i: str(cells.where([i])[0]), source=path)
+    by = cells.by_unit_rater
+    coded, categories = coded_labels(cells.unit_codes[by], cells.rater_codes[by], cells.label_codes[by], labels,
+                                     len(cells.unit_ids), len(cells.rater_ids), kept_order)
     if len(cells.rater_ids) < 2:
         raise RatingsFileError(f"{path}: only one rater ({cells.rater_ids[0]!r}); agreement needs at least two")
     return CodedFile(coded, len(cells), cells.unit_ids, cells.rater_ids, categories)

@@ -27,8 +27,6 @@ from annotate.nesting import deep_line, nesting_error, too_deep
 MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", ".", "*"})
 """Cell texts (lower-cased, stripped) that mean "no rating"."""
 
-_LONGEST_MISSING = max(map(len, MISSING))
-
 _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
 
 
@@ -37,19 +35,46 @@ class RatingsFileError(ValueError):
 
 
 @dataclass(frozen=True)
+class Column:
+    """One column of a ratings file, factorized: each row's code into `texts`, the column's distinct cell
+    texts (stripped; None for a missing cell).
+
+    Reading and coding then cost one look-up per cell and the rest is done once per distinct text (a
+    column of labels or raters holds a few, a column of unit ids one per unit). The texts other than None
+    stand in the order they first occur in `codes`, which fixes the categories of labels that are the same
+    number written apart (``0`` and ``-0``) as the first one seen.
+    """
+
+    codes: np.ndarray
+    """int64, one per row: the row's position in `texts`."""
+    texts: tuple[str | None, ...]
+
+    def cells(self) -> np.ndarray:
+        """Each row's text (None when missing), as an object array."""
+        return _objects(self.texts)[self.codes]
+
+    def first_missing(self) -> int | None:
+        """The first row whose cell is missing, or None when none is."""
+        if None not in self.texts:
+            return None
+        hits = np.flatnonzero(self.codes == self.texts.index(None))
+        return int(hits[0]) if hits.size else None
+
+
+@dataclass(frozen=True)
 class Table:
     """The cells of a ratings file, by column.
 
     Attributes:
         header: the column names, in file order.
-        columns: one object array per column: the cell's text (stripped), or None when missing.
+        columns: one `Column` per column: each row's cell text (stripped), or None when missing.
         numbers: int64, each row's line (or JSON record) number in the file; formatted only for messages.
         row_word: what a row is called in messages: ``"line"`` or ``"record"``.
         header_where: where the header is, for messages (``"line 1 (header)"``, ``"the keys"``).
     """
 
     header: tuple[str, ...]
-    columns: tuple[np.ndarray, ...]
+    columns: tuple[Column, ...]
     numbers: np.ndarray
     row_word: str
     header_where: str
@@ -73,6 +98,13 @@ class Table:
         return np.array([place + tail for place in self.places(np.asarray(rows).tolist())], dtype=object)
 
 
+def _objects(values: Sequence[Any]) -> np.ndarray:
+    """`values` as a 1-D object array (each one an element, whatever it is)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
 def _text(value: Any) -> str | None:
     """A JSON value as text, or None when it means missing."""
     if value is None:
@@ -92,43 +124,68 @@ def _text(value: Any) -> str | None:
     return None if text.lower() in MISSING else text
 
 
-def _cell(raw: str) -> str | None:
-    """A raw delimited cell as its stripped text, None when it means missing."""
-    text = raw.strip()
-    if len(text) > _LONGEST_MISSING:
-        return text
-    return None if text.lower() in MISSING else text
+def _missing_as_none(texts: list[str]) -> list[str | None]:
+    """Stripped cell texts with those that mean missing (`MISSING`, any case) as None."""
+    if MISSING.isdisjoint(map(str.lower, texts)):
+        return texts
+    return [None if text.lower() in MISSING else text for text in texts]
 
 
-def _changes(cells: Sequence[str]) -> dict[str, str | None]:
-    """The raw cells of a column that `_cell` changes, and what into: each distinct raw cell is cleaned once
-    (a column of labels or raters holds a few, and a column of ids is most often clean already)."""
-    return {raw: text for raw in set(cells) if (text := _cell(raw)) != raw}
+def _raw_codes(cells: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Cells as int64 codes into their distinct values, which stand in the order they first occur."""
+    distinct = dict.fromkeys(cells)
+    position = dict(zip(distinct, range(len(distinct)), strict=True))
+    return np.fromiter(map(position.__getitem__, cells), dtype=np.int64, count=len(cells)), list(distinct)
 
 
-def _column(cells: Sequence[str], changes: dict[str, str | None] | None = None) -> np.ndarray:
-    """One column of raw cells as an object array of `_cell` texts."""
-    changes = _changes(cells) if changes is None else changes
-    out = np.empty(len(cells), dtype=object)
-    out[:] = [changes.get(raw, raw) for raw in cells] if changes else cells
-    return out
+def _merged(codes: np.ndarray, texts: list[str | None]) -> Column:
+    """Codes into `texts`, which may hold a text twice (raw cells that clean alike, ``yes`` and `` yes``),
+    as a column of codes into its distinct texts, in the order of their first codes."""
+    distinct = dict.fromkeys(texts)
+    if len(distinct) == len(texts):
+        return Column(codes, tuple(texts))
+    position = dict(zip(distinct, range(len(distinct)), strict=True))
+    return Column(np.fromiter(map(position.__getitem__, texts), dtype=np.int64, count=len(texts))[codes],
+                  tuple(distinct))
 
 
-def _columns(records: Sequence[Sequence[str]], width: int) -> tuple[np.ndarray, ...]:
+def _stripped_codes(cells: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Raw delimited cells as codes into their distinct values (`_raw_codes`), each stripped."""
+    codes, raw = _raw_codes(cells)
+    return codes, list(map(str.strip, raw))
+
+
+def _column(cells: Sequence[str]) -> Column:
+    """One column of raw delimited cells, cleaned (stripped, missing as None) once per distinct cell."""
+    codes, stripped = _stripped_codes(cells)
+    return _merged(codes, _missing_as_none(stripped))
+
+
+def _text_column(texts: Sequence[str | None]) -> Column:
+    """A column of cleaned texts (None for missing)."""
+    codes, distinct = _raw_codes(texts)  # type: ignore[arg-type]
+    return Column(codes, tuple(distinct))
+
+
+def _columns(records: Sequence[Sequence[str]], width: int) -> tuple[Column, ...]:
     """Records of exactly `width` raw cells each as `width` cleaned columns."""
     if not records:
-        return tuple(np.empty(0, dtype=object) for _ in range(width))
+        return tuple(Column(np.zeros(0, dtype=np.int64), ()) for _ in range(width))
     return tuple(_column(cells) for cells in zip(*records, strict=True))
 
 
-def _blank_rows(columns: Sequence[Sequence[str]], first_changes: dict[str, str | None]) -> list[int]:
-    """The rows whose raw cells are all blank (a blank line, or only delimiters and spaces): those whose
-    first cell is blank (one `_cell` changes: `first_changes`), checked further."""
-    blanks = {raw for raw in first_changes if not raw.strip()}
-    if not blanks:
-        return []
-    return [row for row, raw in enumerate(columns[0])
-            if raw in blanks and not any(c[row].strip() for c in columns[1:])]
+def _blank_rows(columns: Sequence[tuple[np.ndarray, list[str]]]) -> np.ndarray | None:
+    """Which rows' raw cells are all blank (a blank line, or only delimiters and spaces), as a mask; None
+    when no row is. `columns`: each column's `_stripped_codes`, checked one by one while some rows are."""
+    rows: np.ndarray | None = None
+    for codes, stripped in columns:
+        if "" not in stripped:
+            return None
+        blank = np.fromiter((not text for text in stripped), dtype=bool, count=len(stripped))[codes]
+        rows = blank if rows is None else rows & blank
+        if not rows.any():
+            return None
+    return rows
 
 
 def _cells_per_line(body: str, delimiter: str) -> np.ndarray:
@@ -190,13 +247,13 @@ def _delimited_fast(text: str, delimiter: str) -> Table | None:
         columns = [list(cells) for cells in zip(*(cells + [""] * (width - len(cells)) for cells in records),
                                                 strict=True)]
     numbers = np.arange(2, len(columns[0]) + 2, dtype=np.int64)
-    changes = [_changes(cells) for cells in columns]
-    blank = _blank_rows(columns, changes[0])  # a row of blank cells is skipped, as a blank line
-    if blank:
-        keep = np.delete(np.arange(numbers.size), blank)
-        columns, numbers = [[column[k] for k in keep.tolist()] for column in columns], numbers[keep]
-    return Table(header, tuple(_column(cells, change) for cells, change in zip(columns, changes, strict=True)),
-                 numbers, "line", "line 1 (header)")
+    stripped = [_stripped_codes(cells) for cells in columns]
+    blank = _blank_rows(stripped)  # a row of blank cells is skipped, as a blank line
+    if blank is not None:
+        keep = ~blank
+        stripped, numbers = [(codes[keep], texts) for codes, texts in stripped], numbers[keep]
+    return Table(header, tuple(_merged(codes, _missing_as_none(texts)) for codes, texts in stripped), numbers,
+                 "line", "line 1 (header)")
 
 
 def _delimited_exact(path: Path, text: str, delimiter: str) -> Table:
@@ -266,11 +323,7 @@ def _records(path: Path, text: str, kind: str) -> Table:
         header.update(dict.fromkeys(obj))
     if not objects:
         raise RatingsFileError(f"{path}: the file holds no records")
-    columns = []
-    for key in header:
-        column = np.empty(len(objects), dtype=object)
-        column[:] = [_text(obj.get(key)) for _, obj in objects]
-        columns.append(column)
+    columns = [_text_column([_text(obj.get(key)) for _, obj in objects]) for key in header]
     return Table(tuple(header), tuple(columns), np.array([number for number, _ in objects], dtype=np.int64),
                  word, "the keys")
 

@@ -62,7 +62,7 @@ class CodedRatings:
 
     def raters_in(self, units: np.ndarray) -> int:
         """Raters with at least one rating in the units selected by the boolean mask ``units``."""
-        return int(np.unique(self.rater[units[self.unit]]).size)
+        return int(np.count_nonzero(np.bincount(self.rater[units[self.unit]], minlength=self.n_raters)))
 
     @cached_property
     def _by_rater(self) -> tuple[np.ndarray, np.ndarray]:
@@ -106,7 +106,7 @@ class CodedRatings:
         units, raters = self.unit[multi], self.rater[multi]  # sorted by (unit, rater)
         sizes = per_unit[units]
         keys: list[np.ndarray] = []
-        for size in np.unique(sizes):
+        for size in np.flatnonzero(np.bincount(sizes)):  # the distinct sizes, ascending (as np.unique)
             block = raters[sizes == size].reshape(-1, size)  # one row per unit, raters ascending
             first, second = np.triu_indices(int(size), k=1)
             step = max(1, _PAIR_CHUNK // max(1, first.size))
@@ -132,6 +132,10 @@ class CodedRatings:
 
 def _sorted(unit: np.ndarray, rater: np.ndarray, value: np.ndarray, domain: np.ndarray, n_units: int,
             n_raters: int) -> CodedRatings:
+    key = unit.astype(np.int64) * max(1, n_raters) + rater
+    if not (key[1:] < key[:-1]).any():  # in order already (a file's reader sorts them): lexsort would keep it
+        return CodedRatings(unit.astype(np.int64), rater.astype(np.int64), value.astype(np.int64), domain, n_units,
+                            n_raters)
     order = np.lexsort((rater, unit))
     return CodedRatings(unit[order].astype(np.int64), rater[order].astype(np.int64), value[order].astype(np.int64),
                         domain, n_units, n_raters)
@@ -152,9 +156,15 @@ def coded_from_matrix(matrix: np.ndarray, categories: Sequence[Any] | None) -> C
     return _sorted(units, raters, _domain_index(vals, domain), domain, m.shape[0], m.shape[1])
 
 
+def _distinct(values: np.ndarray) -> bool:
+    """Whether no value of 1-D ``values`` repeats (``np.unique`` without its options would import numpy.ma)."""
+    ranked = np.sort(values)
+    return not (ranked[1:] == ranked[:-1]).any()
+
+
 def _domain_index(vals: np.ndarray, domain: np.ndarray) -> np.ndarray:
     """Each value's position in ``domain``; ValueError for duplicate categories or values outside them."""
-    if np.unique(domain).size != domain.size:
+    if not _distinct(domain):
         raise ValueError("categories contain duplicate values")
     if vals.size == 0:
         return np.zeros(0, dtype=np.int64)
@@ -208,26 +218,29 @@ def coded_ratings(
     return coded, unit_ids, rater_ids, categories
 
 
-def coded_labels(unit_codes: np.ndarray, rater_codes: np.ndarray, labels: np.ndarray, n_units: int, n_raters: int,
-                 order: Sequence[Any] | None = None) -> tuple[CodedRatings, tuple[Any, ...]]:
+def coded_labels(
+    unit_codes: np.ndarray, rater_codes: np.ndarray, label_codes: np.ndarray, labels: Sequence[Any], n_units: int,
+    n_raters: int, order: Sequence[Any] | None = None,
+) -> tuple[CodedRatings, tuple[Any, ...]]:
     """Ratings already coded by unit and rater (at most one per pair), their labels coded on the categories:
     ``(coded, categories)``, what `coded_ratings` gives for the same ratings, without pandas.
 
-    labels: all text (an object array of str) or all numbers (float64, finite); categories: ``order`` if
-    given (it must hold every label), else the sorted distinct labels (``1.0`` and ``-0.0`` / ``0.0``
+    label_codes: each rating's position in `labels`, the distinct labels in the order they first occur in
+    the ratings (each coded once); labels: all text or all numbers (float, finite); categories: ``order``
+    if given (it must hold every label), else the sorted distinct labels (``1.0`` and ``-0.0`` / ``0.0``
     count once, as the first seen, as `pandas.unique` counts them).
     """
-    values = labels.tolist()
-    categories = _categories_for([_plain(v) for v in dict.fromkeys(values)], order)
+    categories = _categories_for([_plain(v) for v in dict.fromkeys(labels)], order)
     domain = value_domain(categories)
     if categories and all(_is_number(c) for c in categories):
         index = _domain_index(np.asarray(labels, dtype=np.float64), domain)
     else:
-        if np.unique(domain).size != domain.size:
+        if not _distinct(domain):
             raise ValueError("categories contain duplicate values")
         position = {category: k for k, category in enumerate(categories)}
-        index = np.fromiter(map(position.__getitem__, values), dtype=np.int64, count=len(values))
-    return _sorted(np.asarray(unit_codes), np.asarray(rater_codes), index, domain, n_units, n_raters), categories
+        index = np.fromiter(map(position.__getitem__, labels), dtype=np.int64, count=len(labels))
+    return _sorted(np.asarray(unit_codes), np.asarray(rater_codes), index[label_codes], domain, n_units,
+                   n_raters), categories
 
 
 def as_coded(ratings: np.ndarray | CodedRatings, categories: Sequence[Any] | None) -> CodedRatings:
