@@ -1,18 +1,22 @@
 """A ratings file read into columns of cell texts, for `annotate.analysis.ratings_io`.
 
 The reading is columnar and needs no pandas (importing it costs more than reading a 45,000-rating file
-and computing alpha with 1000 resamples). A CSV or TSV file without quote characters (what spreadsheets
-and scripts write for labels) is split line by line and cell by cell, one record per physical line, so
-each row's line number is its position; any other delimited file (quotes, which may hold line breaks or
-be malformed, lone carriage returns, NUL bytes, a row wider than the header) goes through the csv
-module, which checks it strictly and counts lines exactly. Both give the same table, and every error
-names the file, the line (or JSON record) and the column.
+and computing alpha with 1000 resamples). A column is each row's code into the column's distinct texts
+(`Column`): cleaning (stripping, the missing tokens), sorting and fitting labels are then done once per
+distinct text. A CSV or TSV file without quote characters (what spreadsheets and scripts write for labels)
+is read one record per physical line, so each row's line number is its position: when every line is as
+wide as the header its cells are found and coded on the bytes (`annotate.analysis.ratings_bytes`), else
+split line by line and cell by cell; any other delimited file (quotes, which may hold line breaks or be
+malformed, lone carriage returns, NUL bytes, a row wider than the header) goes through the csv module,
+which checks it strictly and counts lines exactly. All give the same table, and every error names the
+file, the line (or JSON record) and the column.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -22,10 +26,16 @@ from typing import Any
 
 import numpy as np
 
+from annotate.analysis.ratings_bytes import plain_columns, raw_codes
 from annotate.nesting import deep_line, nesting_error, too_deep
 
 MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", ".", "*"})
 """Cell texts (lower-cased, stripped) that mean "no rating"."""
+
+MISSING_CASES = frozenset("".join(chars) for token in MISSING
+                          for chars in itertools.product(*({c, c.upper()} for c in token)))
+"""Every text whose `str.lower` is in `MISSING` (``NA``, ``Null``, ...): no character outside ASCII lowers to
+a letter of theirs, so a cell is looked up as it is, without making its lower-case copy."""
 
 _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
 
@@ -126,16 +136,9 @@ def _text(value: Any) -> str | None:
 
 def _missing_as_none(texts: list[str]) -> list[str | None]:
     """Stripped cell texts with those that mean missing (`MISSING`, any case) as None."""
-    if MISSING.isdisjoint(map(str.lower, texts)):
+    if MISSING_CASES.isdisjoint(texts):
         return texts
-    return [None if text.lower() in MISSING else text for text in texts]
-
-
-def _raw_codes(cells: Sequence[str]) -> tuple[np.ndarray, list[str]]:
-    """Cells as int64 codes into their distinct values, which stand in the order they first occur."""
-    distinct = dict.fromkeys(cells)
-    position = dict(zip(distinct, range(len(distinct)), strict=True))
-    return np.fromiter(map(position.__getitem__, cells), dtype=np.int64, count=len(cells)), list(distinct)
+    return [None if text in MISSING_CASES else text for text in texts]
 
 
 def _merged(codes: np.ndarray, texts: list[str | None]) -> Column:
@@ -149,21 +152,15 @@ def _merged(codes: np.ndarray, texts: list[str | None]) -> Column:
                   tuple(distinct))
 
 
-def _stripped_codes(cells: Sequence[str]) -> tuple[np.ndarray, list[str]]:
-    """Raw delimited cells as codes into their distinct values (`_raw_codes`), each stripped."""
-    codes, raw = _raw_codes(cells)
-    return codes, list(map(str.strip, raw))
-
-
 def _column(cells: Sequence[str]) -> Column:
     """One column of raw delimited cells, cleaned (stripped, missing as None) once per distinct cell."""
-    codes, stripped = _stripped_codes(cells)
-    return _merged(codes, _missing_as_none(stripped))
+    codes, raw = raw_codes(cells)
+    return _merged(codes, _missing_as_none(list(map(str.strip, raw))))  # type: ignore[arg-type]
 
 
 def _text_column(texts: Sequence[str | None]) -> Column:
     """A column of cleaned texts (None for missing)."""
-    codes, distinct = _raw_codes(texts)  # type: ignore[arg-type]
+    codes, distinct = raw_codes(texts)  # type: ignore[arg-type]
     return Column(codes, tuple(distinct))
 
 
@@ -176,7 +173,8 @@ def _columns(records: Sequence[Sequence[str]], width: int) -> tuple[Column, ...]
 
 def _blank_rows(columns: Sequence[tuple[np.ndarray, list[str]]]) -> np.ndarray | None:
     """Which rows' raw cells are all blank (a blank line, or only delimiters and spaces), as a mask; None
-    when no row is. `columns`: each column's `_stripped_codes`, checked one by one while some rows are."""
+    when no row is. `columns`: each column's codes into its distinct cells stripped, checked one by one
+    while some rows are."""
     rows: np.ndarray | None = None
     for codes, stripped in columns:
         if "" not in stripped:
@@ -186,23 +184,6 @@ def _blank_rows(columns: Sequence[tuple[np.ndarray, list[str]]]) -> np.ndarray |
         if not rows.any():
             return None
     return rows
-
-
-def _cells_per_line(body: str, delimiter: str) -> np.ndarray:
-    """How many cells each ``\\n``-separated line of `body` holds (its delimiters + 1), counted on its bytes."""
-    data = np.frombuffer(body.encode("utf-8"), dtype=np.uint8)
-    ends = np.append(np.flatnonzero(data == ord("\n")), data.size)  # the last line runs to the end
-    before = np.searchsorted(np.flatnonzero(data == ord(delimiter)), ends)  # delimiters before each line's end
-    return np.diff(before, prepend=0) + 1
-
-
-def _uniform_columns(body: str, delimiter: str, width: int) -> list[list[str]] | None:
-    """The raw columns of `body` when every line holds exactly `width` cells, split in one pass over the
-    text (the cells of line i are cells ``i * width .. i * width + width - 1``); else None."""
-    if not (_cells_per_line(body, delimiter) == width).all():
-        return None
-    flat = body.replace("\n", delimiter).split(delimiter)
-    return [flat[j::width] for j in range(width)]
 
 
 def _read_text(path: Path) -> str:
@@ -225,29 +206,29 @@ def _delimited_fast(text: str, delimiter: str) -> Table | None:
 
     Lines are split at ``\\n`` only (as the csv module and spreadsheets do; never at the other
     characters `str.splitlines` breaks at), cells at the delimiter."""
-    if '"' in text or "\x00" in text or not text.strip():
+    if '"' in text or "\x00" in text or not text or text.isspace():
         return None
     if "\r" in text:
         text = text.replace("\r\n", "\n")
         if "\r" in text:
             return None
-    header = tuple(cell.strip() for cell in text.split("\n", 1)[0].split(delimiter))
+    first_end = text.find("\n")
+    header = tuple(cell.strip() for cell in (text if first_end < 0 else text[:first_end]).split(delimiter))
     if not any(header):
         return None  # blank lines before the header
     width = len(header)
-    first_end = text.find("\n")
-    body = "" if first_end < 0 else text[first_end + 1:].removesuffix("\n")
+    body = "" if first_end < 0 else text[first_end + 1:len(text) - text.endswith("\n")]
     if not body:
         return Table(header, _columns([], width), np.zeros(0, dtype=np.int64), "line", "line 1 (header)")
-    columns = _uniform_columns(body, delimiter, width)
-    if columns is None:
+    coded = plain_columns(body, delimiter, width)  # every line as wide as the header: on the bytes
+    if coded is None:  # short rows (their missing cells are empty), blank lines
         records = [line.split(delimiter) for line in body.split("\n")]
         if max(map(len, records)) > width:
             return None  # wider than the header: the exact reader refuses it or drops empty cells
-        columns = [list(cells) for cells in zip(*(cells + [""] * (width - len(cells)) for cells in records),
-                                                strict=True)]
-    numbers = np.arange(2, len(columns[0]) + 2, dtype=np.int64)
-    stripped = [_stripped_codes(cells) for cells in columns]
+        coded = [raw_codes(cells) for cells in zip(*(cells + [""] * (width - len(cells)) for cells in records),
+                                                   strict=True)]
+    numbers = np.arange(2, coded[0][0].size + 2, dtype=np.int64)
+    stripped = [(codes, list(map(str.strip, cells))) for codes, cells in coded]
     blank = _blank_rows(stripped)  # a row of blank cells is skipped, as a blank line
     if blank is not None:
         keep = ~blank

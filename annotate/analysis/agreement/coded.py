@@ -132,13 +132,12 @@ class CodedRatings:
 
 def _sorted(unit: np.ndarray, rater: np.ndarray, value: np.ndarray, domain: np.ndarray, n_units: int,
             n_raters: int) -> CodedRatings:
-    key = unit.astype(np.int64) * max(1, n_raters) + rater
+    unit, rater, value = (np.asarray(codes, dtype=np.int64) for codes in (unit, rater, value))
+    key = unit * max(1, n_raters) + rater
     if not (key[1:] < key[:-1]).any():  # in order already (a file's reader sorts them): lexsort would keep it
-        return CodedRatings(unit.astype(np.int64), rater.astype(np.int64), value.astype(np.int64), domain, n_units,
-                            n_raters)
+        return CodedRatings(unit, rater, value, domain, n_units, n_raters)
     order = np.lexsort((rater, unit))
-    return CodedRatings(unit[order].astype(np.int64), rater[order].astype(np.int64), value[order].astype(np.int64),
-                        domain, n_units, n_raters)
+    return CodedRatings(unit[order], rater[order], value[order], domain, n_units, n_raters)
 
 
 def coded_from_matrix(matrix: np.ndarray, categories: Sequence[Any] | None) -> CodedRatings:

@@ -1,0 +1,140 @@
+"""The cells of a plain delimited file (no quotes, every line as wide as the header) coded on its UTF-8
+bytes with numpy: one Python string per distinct cell, not one per cell.
+
+A column's cells are packed into unsigned 64-bit words (a cell's bytes, zero-padded: no cell of a plain
+file holds a NUL byte, so two cells pack alike only when they are the same bytes) and coded by sorting
+the packed words. A cell of at most 8 bytes is one word, its own key; a longer cell is several words
+keyed by a hash of them, and every cell is checked against the first cell of its key, so a collision
+never merges two cells (the column is then coded cell by cell, as is a column whose cells run past
+`MAX_PACKED` bytes). The codes and distinct cells are what `raw_codes` gives for the cells as strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+__all__ = ["MAX_PACKED", "plain_columns", "raw_codes"]
+
+MAX_PACKED = 64
+"""The longest cell (in bytes) a column is packed for; past it the column is coded cell by cell."""
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+"""The odd multiplier that mixes the words of a long cell into one key (checked afterwards)."""
+
+
+def raw_codes(cells: Sequence[str | None]) -> tuple[np.ndarray, list[str | None]]:
+    """Cells as int64 codes into their distinct values, which stand in the order they first occur."""
+    distinct = dict.fromkeys(cells)
+    position = dict(zip(distinct, range(len(distinct)), strict=True))
+    return np.fromiter(map(position.__getitem__, cells), dtype=np.int64, count=len(cells)), list(distinct)
+
+
+def plain_columns(body: str, delimiter: str, width: int) -> list[tuple[np.ndarray, list[str]]] | None:
+    """Each column's `raw_codes` when every ``\\n``-separated line of `body` holds exactly `width` cells
+    (split at `delimiter`, an ASCII character); else None.
+
+    >>> [(codes.tolist(), cells) for codes, cells in plain_columns("u1,a,1\\nu2,a, 2\\nu1,b,", ",", 3)]
+    [([0, 1, 0], ['u1', 'u2']), ([0, 0, 1], ['a', 'b']), ([0, 1, 2], ['1', ' 2', ''])]
+    """
+    raw = body.encode("utf-8")
+    padded = np.frombuffer(raw + bytes(MAX_PACKED), dtype=np.uint8)  # a cell's last word reads past the end
+    data = padded[:len(raw)]
+    breaks = np.flatnonzero((data == ord(delimiter)) | (data == ord("\n")))
+    if (breaks.size + 1) % width:
+        return None
+    ends = np.append(data[breaks] == ord("\n"), True).reshape(-1, width)  # where each row's cells end
+    if not ends[:, -1].all() or ends[:, :-1].any():
+        return None
+    line_ends = breaks[width - 1::width]
+
+    def cell(start: int, end: int) -> str:
+        return body[start:end] if ascii_only else raw[start:end].decode("utf-8")
+
+    ascii_only = body.isascii()  # then byte offsets are character offsets
+    columns = []
+    for j in range(width):
+        starts = np.concatenate(([0], line_ends + 1)) if j == 0 else breaks[j - 1::width] + 1
+        stops = np.append(line_ends, data.size) if j == width - 1 else breaks[j::width]
+        columns.append(_coded(padded, starts, stops, cell))
+    return columns
+
+
+def _coded(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+           cell: Callable[[int, int], str]) -> tuple[np.ndarray, list[str]]:
+    """The cells at ``[starts, ends)`` of the bytes as `raw_codes` gives them; `cell(start, end)`: one as text."""
+    lengths = ends - starts
+    longest = int(lengths.max())
+    if longest <= MAX_PACKED:
+        words = _packed(padded, starts, lengths, longest)
+        codes, at = _codes(words[:, 0] if words.shape[1] == 1 else _mixed(words))
+        if words.shape[1] == 1 or (words[at][codes] == words).all():  # else two cells' keys collided
+            return codes, list(map(cell, starts[at].tolist(), ends[at].tolist()))
+    return raw_codes(list(map(cell, starts.tolist(), ends.tolist())))  # type: ignore[return-value]
+
+
+def _codes(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Int64 codes of `key` (its distinct values numbered in the order they first occur) and where each
+    first occurs. Runs of one key (a unit's ratings one after the other) are coded as one."""
+    runs = np.flatnonzero(key[1:] != key[:-1]) + 1
+    if runs.size * 2 > key.size:
+        return _few(key) or _sorted(key)
+    runs = np.concatenate(([0], runs))
+    codes, at = _few(key[runs]) or _sorted(key[runs])
+    return np.repeat(codes, np.diff(runs, append=key.size)), runs[at]
+
+
+def _sorted(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`_codes` of `key` by sorting it."""
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    seen = np.argsort(first)  # the distinct keys in the order they first occur
+    rank = np.empty(seen.size, dtype=np.int64)
+    rank[seen] = np.arange(seen.size)
+    return rank[inverse.ravel()], first[seen]
+
+
+_FEW = 16
+"""Columns of at most this many distinct keys (raters, labels) are coded key by key, without a sort."""
+
+
+def _few(key: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """`_codes` of `key` found one distinct key at a time, without a sort; None when there are more than
+    `_FEW` (judged first on the first keys)."""
+    if np.unique(key[:4 * _FEW], return_counts=True)[0].size > _FEW // 2:
+        return None
+    codes = np.zeros(key.size, dtype=np.int64)
+    todo = np.ones(key.size, dtype=bool)
+    first: list[int] = []
+    at = 0
+    while True:
+        same = key == key[at]
+        codes[same] = len(first)
+        first.append(at)
+        todo &= ~same
+        at = int(todo.argmax())
+        if not todo[at]:
+            return codes, np.array(first, dtype=np.int64)
+        if len(first) == _FEW:
+            return None
+
+
+def _packed(padded: np.ndarray, starts: np.ndarray, lengths: np.ndarray, longest: int) -> np.ndarray:
+    """Each cell's bytes in ``(n, ceil(longest / 8))`` uint64 words, zero past the cell's end (the bytes of
+    a word in their order in memory: words compare for equality, not for order)."""
+    width = max(1, -(-longest // 8))
+    block = np.zeros((starts.size, 8 * width), dtype=np.uint8)
+    for k in range(longest):
+        byte = padded[starts + k]
+        byte[lengths <= k] = 0
+        block[:, k] = byte
+    return block.view(np.uint64)
+
+
+def _mixed(words: np.ndarray) -> np.ndarray:
+    """One uint64 key per row of `words` (a hash: rows that differ may share it)."""
+    key = words[:, 0].copy()
+    for j in range(1, words.shape[1]):
+        key *= _MIX
+        key ^= words[:, j]
+    return key
