@@ -11,11 +11,12 @@ never merges two cells (the column is then coded cell by cell, as is a column wh
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["MAX_PACKED", "plain_columns", "raw_codes"]
+__all__ = ["MAX_PACKED", "Coded", "plain_columns", "raw_codes"]
 
 MAX_PACKED = 64
 """The longest cell (in bytes) a column is packed for; past it the column is coded cell by cell."""
@@ -31,47 +32,56 @@ def raw_codes(cells: Sequence[str | None]) -> tuple[np.ndarray, list[str | None]
     return np.fromiter(map(position.__getitem__, cells), dtype=np.int64, count=len(cells)), list(distinct)
 
 
-def plain_columns(body: str, delimiter: str, width: int) -> list[tuple[np.ndarray, list[str]]] | None:
-    """Each column's `raw_codes` when every ``\\n``-separated line of `body` holds exactly `width` cells
-    (split at `delimiter`, an ASCII character); else None.
+Coded = tuple[np.ndarray, list[str], "np.ndarray | None"]
+"""A column's `raw_codes` and, when known, the order of its distinct cells sorted as Python sorts them."""
 
-    >>> [(codes.tolist(), cells) for codes, cells in plain_columns("u1,a,1\\nu2,a, 2\\nu1,b,", ",", 3)]
-    [([0, 1, 0], ['u1', 'u2']), ([0, 0, 1], ['a', 'b']), ([0, 1, 2], ['1', ' 2', ''])]
+
+def plain_columns(raw: bytes, start: int, stop: int, delimiter: str, width: int,
+                  cell: Callable[[int, int], str]) -> list[Coded] | None:
+    """Each column's `raw_codes` and the sorted order of its distinct cells (positions among them, smallest
+    first) when every ``\\n``-separated line of ``raw[start:stop]`` holds exactly `width` cells (split at
+    `delimiter`, an ASCII character); else None. cell(a, b): the text of the bytes ``raw[a:b]``.
+
+    >>> raw = b"u2,a,1\\nu10,a, 2\\nu2,b,"
+    >>> [(codes.tolist(), cells, order.tolist()) for codes, cells, order in plain_columns(
+    ...     raw, 0, len(raw), ",", 3, lambda a, b: raw[a:b].decode())]
+    [([0, 1, 0], ['u2', 'u10'], [1, 0]), ([0, 0, 1], ['a', 'b'], [0, 1]), ([0, 1, 2], ['1', ' 2', ''], [2, 1, 0])]
     """
-    raw = body.encode("utf-8")
-    padded = np.frombuffer(raw + bytes(MAX_PACKED), dtype=np.uint8)  # a cell's last word reads past the end
-    data = padded[:len(raw)]
-    breaks = np.flatnonzero((data == ord(delimiter)) | (data == ord("\n")))
+    every = np.frombuffer(raw, dtype=np.uint8)
+    data = every[start:stop]
+    at_break = data == ord(delimiter)
+    at_break |= data == ord("\n")
+    breaks = np.flatnonzero(at_break)
+    del at_break
     if (breaks.size + 1) % width:
         return None
     ends = np.append(data[breaks] == ord("\n"), True).reshape(-1, width)  # where each row's cells end
     if not ends[:, -1].all() or ends[:, :-1].any():
         return None
+    breaks += start  # offsets in `raw`
     line_ends = breaks[width - 1::width]
-
-    def cell(start: int, end: int) -> str:
-        return body[start:end] if ascii_only else raw[start:end].decode("utf-8")
-
-    ascii_only = body.isascii()  # then byte offsets are character offsets
     columns = []
     for j in range(width):
-        starts = np.concatenate(([0], line_ends + 1)) if j == 0 else breaks[j - 1::width] + 1
-        stops = np.append(line_ends, data.size) if j == width - 1 else breaks[j::width]
-        columns.append(_coded(padded, starts, stops, cell))
+        starts = np.concatenate(([start], line_ends + 1)) if j == 0 else breaks[j - 1::width] + 1
+        stops = np.append(line_ends, stop) if j == width - 1 else breaks[j::width]
+        columns.append(_coded(every, starts, stops, cell))
     return columns
 
 
-def _coded(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-           cell: Callable[[int, int], str]) -> tuple[np.ndarray, list[str]]:
-    """The cells at ``[starts, ends)`` of the bytes as `raw_codes` gives them; `cell(start, end)`: one as text."""
+def _coded(every: np.ndarray, starts: np.ndarray, ends: np.ndarray, cell: Callable[[int, int], str]) -> Coded:
+    """The cells at ``[starts, ends)`` of the bytes `every` as `raw_codes` gives them, and the sorted order of
+    the distinct ones (UTF-8 bytes compare as their code points: the packed words of the distinct cells
+    sorted as numbers, the first word first); `cell(start, end)`: one cell as text."""
     lengths = ends - starts
     longest = int(lengths.max())
     if longest <= MAX_PACKED:
-        words = _packed(padded, starts, lengths, longest)
+        words = _packed(every, starts, lengths, longest)
         codes, at = _codes(words[:, 0] if words.shape[1] == 1 else _mixed(words))
         if words.shape[1] == 1 or (words[at][codes] == words).all():  # else two cells' keys collided
-            return codes, list(map(cell, starts[at].tolist(), ends[at].tolist()))
-    return raw_codes(list(map(cell, starts.tolist(), ends.tolist())))  # type: ignore[return-value]
+            order = np.lexsort(words[at].T[::-1])
+            return codes, list(map(cell, starts[at].tolist(), ends[at].tolist())), order
+    codes, cells = raw_codes(list(map(cell, starts.tolist(), ends.tolist())))
+    return codes, cells, None  # type: ignore[return-value]
 
 
 def _codes(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -119,15 +129,21 @@ def _few(key: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
             return None
 
 
-def _packed(padded: np.ndarray, starts: np.ndarray, lengths: np.ndarray, longest: int) -> np.ndarray:
-    """Each cell's bytes in ``(n, ceil(longest / 8))`` uint64 words, zero past the cell's end (the bytes of
-    a word in their order in memory: words compare for equality, not for order)."""
+_BIG_ENDIAN = sys.byteorder == "big"
+
+
+def _packed(every: np.ndarray, starts: np.ndarray, lengths: np.ndarray, longest: int) -> np.ndarray:
+    """Each cell's bytes in ``(n, ceil(longest / 8))`` uint64 words, zero past the cell's end, the first
+    byte the most significant (so words compare as the bytes do)."""
     width = max(1, -(-longest // 8))
     block = np.zeros((starts.size, 8 * width), dtype=np.uint8)
+    last = every.size - 1
     for k in range(longest):
-        byte = padded[starts + k]
+        at = starts + k
+        np.minimum(at, last, out=at)  # past the end of the bytes: masked below
+        byte = every[at]
         byte[lengths <= k] = 0
-        block[:, k] = byte
+        block[:, k if _BIG_ENDIAN else k - k % 8 + 7 - k % 8] = byte
     return block.view(np.uint64)
 
 

@@ -203,24 +203,28 @@ def _wide(path: Path, table: Table, raters_as_rows: bool) -> _Cells:
     return _Cells(unit, rater, labels, where)
 
 
-def _sorted_codes(column: Column, kept: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
-    """The cells of `column` at `kept` (none of them missing) as int64 positions among their sorted distinct
-    texts, and those texts: what ``pd.factorize(texts, sort=True)`` gives, sorting each distinct text once."""
-    codes = column.codes[kept]
+def _sorted_codes(column: Column, kept: np.ndarray | None) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The cells of `column` at `kept` (None: every cell; none of them missing) as int64 positions among their
+    sorted distinct texts, and those texts: what ``pd.factorize(texts, sort=True)`` gives, sorting each
+    distinct text once."""
+    codes = column.codes if kept is None else column.codes[kept]
     used = np.zeros(len(column.texts), dtype=bool)
     used[codes] = True
     texts = column.texts
-    ranked = sorted(np.flatnonzero(used).tolist(), key=texts.__getitem__)  # type: ignore[arg-type]
+    if column.order is not None:  # sorted already, as the bytes compare
+        ranked = column.order[used[column.order]].tolist()
+    else:
+        ranked = sorted(np.flatnonzero(used).tolist(), key=texts.__getitem__)  # type: ignore[arg-type]
     rank = np.zeros(len(texts), dtype=np.int64)
     rank[ranked] = np.arange(len(ranked))
-    return rank[codes], tuple(texts[k] for k in ranked)  # type: ignore[misc]
+    return rank[codes], tuple([texts[k] for k in ranked])  # type: ignore[misc]
 
 
-def _labels_kept(label: Column) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
-    """The positions of the cells whose label is there, their labels' codes and the distinct labels (in
-    the order they first occur)."""
+def _labels_kept(label: Column) -> tuple[np.ndarray | None, np.ndarray, tuple[str, ...]]:
+    """The positions of the cells whose label is there (None: every cell's is), their labels' codes and the
+    distinct labels (in the order they first occur)."""
     if None not in label.texts:
-        return np.arange(label.codes.size), label.codes, label.texts  # type: ignore[return-value]
+        return None, label.codes, label.texts  # type: ignore[return-value]
     missing = label.texts.index(None)
     kept = np.flatnonzero(label.codes != missing)
     codes = label.codes[kept]
@@ -252,13 +256,13 @@ class RatingCells:
     label_texts: tuple[str, ...]
     cell_where: Callable[[np.ndarray], np.ndarray]
     """The places of cells by their position among every cell of the file (missing ones too)."""
-    kept: np.ndarray
-    """Each rating's position among every cell of the file."""
+    kept: np.ndarray | None
+    """Each rating's position among every cell of the file (None: the same, no cell is missing)."""
     by_unit_rater: np.ndarray
     """The ratings' positions sorted by (unit, rater)."""
 
     def __len__(self) -> int:
-        return int(self.kept.size)
+        return int(self.unit_codes.size)
 
     @cached_property
     def unit(self) -> np.ndarray:
@@ -274,7 +278,7 @@ class RatingCells:
 
     def where(self, ratings: np.ndarray | Sequence[int]) -> np.ndarray:
         """The places of the ratings at these positions, e.g. ``"line 4, column 'bob'"`` (made only when asked)."""
-        return self.cell_where(self.kept[np.asarray(ratings, dtype=np.int64)])
+        return self.cell_where(_cells_of(self.kept, ratings))
 
 
 def _by_key(key: np.ndarray, n_keys: int) -> np.ndarray | None:
@@ -310,6 +314,12 @@ def _sorted_ratings(path: Path, unit_codes: np.ndarray, rater_codes: np.ndarray,
     )
 
 
+def _cells_of(kept: np.ndarray | None, ratings: np.ndarray | Sequence[int]) -> np.ndarray:
+    """The positions among every cell of the file of the ratings at these positions."""
+    ratings = np.asarray(ratings, dtype=np.int64)
+    return ratings if kept is None else kept[ratings]
+
+
 def read_cells(
     path: Path | str, layout: str = "long", raters_as_rows: bool = False, columns: dict[str, str] | None = None,
 ) -> RatingCells:
@@ -334,12 +344,12 @@ def read_cells(
     table = read_table(path)
     cells = _long(path, table, columns) if layout == "long" else _wide(path, table, raters_as_rows)
     kept, label_codes, label_texts = _labels_kept(cells.label)
-    if not kept.size:
+    if not label_codes.size:
         raise RatingsFileError(f"{path}: no ratings found (every label cell is empty)")
     unit_codes, unit_ids = _sorted_codes(cells.unit, kept)
     rater_codes, rater_ids = _sorted_codes(cells.rater, kept)
     order = _sorted_ratings(path, unit_codes, rater_codes, unit_ids, rater_ids,
-                            lambda ratings: cells.where(kept[np.asarray(ratings, dtype=np.int64)]))
+                            lambda ratings: cells.where(_cells_of(kept, ratings)))
     return RatingCells(unit_codes, rater_codes, unit_ids, rater_ids, label_codes, label_texts, cells.where, kept,
                        order)
 

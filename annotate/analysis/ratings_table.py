@@ -14,19 +14,20 @@ file, the line (or JSON record) and the column.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import itertools
 import json
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from annotate.analysis.ratings_bytes import plain_columns, raw_codes
+from annotate.analysis.ratings_bytes import Coded, plain_columns, raw_codes
 from annotate.nesting import deep_line, nesting_error, too_deep
 
 MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", ".", "*"})
@@ -58,6 +59,9 @@ class Column:
     codes: np.ndarray
     """int64, one per row: the row's position in `texts`."""
     texts: tuple[str | None, ...]
+    order: np.ndarray | None = field(default=None, compare=False)
+    """When known (none missing), the positions in `texts` that sort them: ``sorted(texts)`` is
+    ``[texts[k] for k in order]``."""
 
     def cells(self) -> np.ndarray:
         """Each row's text (None when missing), as an object array."""
@@ -186,7 +190,8 @@ def _blank_rows(columns: Sequence[tuple[np.ndarray, list[str]]]) -> np.ndarray |
     return rows
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path) -> tuple[str, bytes]:
+    """The file as text (a BOM left out) and as the bytes it holds."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -194,22 +199,23 @@ def _read_text(path: Path) -> str:
     except IsADirectoryError:
         raise RatingsFileError(f"{path}: is a folder, not a ratings file") from None
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig"), data
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise RatingsFileError(f"{path}: line {line}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
 
 
-def _delimited_fast(text: str, delimiter: str) -> Table | None:
+def _delimited_fast(text: str, delimiter: str, raw: bytes | None = None) -> Table | None:
     """The table of a delimited file with one record per line, or None when the file is not that
-    plain (the exact reader then decides, and names what is wrong).
+    plain (the exact reader then decides, and names what is wrong). raw: the file's bytes, when given
+    (`text` is their decoding), so that its cells are found on them without a copy.
 
     Lines are split at ``\\n`` only (as the csv module and spreadsheets do; never at the other
     characters `str.splitlines` breaks at), cells at the delimiter."""
     if '"' in text or "\x00" in text or not text or text.isspace():
         return None
     if "\r" in text:
-        text = text.replace("\r\n", "\n")
+        text, raw = text.replace("\r\n", "\n"), None
         if "\r" in text:
             return None
     first_end = text.find("\n")
@@ -217,24 +223,47 @@ def _delimited_fast(text: str, delimiter: str) -> Table | None:
     if not any(header):
         return None  # blank lines before the header
     width = len(header)
-    body = "" if first_end < 0 else text[first_end + 1:len(text) - text.endswith("\n")]
-    if not body:
+    end = len(text) - text.endswith("\n")
+    if first_end < 0 or first_end + 1 >= end:
         return Table(header, _columns([], width), np.zeros(0, dtype=np.int64), "line", "line 1 (header)")
-    coded = plain_columns(body, delimiter, width)  # every line as wide as the header: on the bytes
+    coded = _plain(text, first_end + 1, raw, delimiter, width)  # every line as wide as the header: on the bytes
     if coded is None:  # short rows (their missing cells are empty), blank lines
-        records = [line.split(delimiter) for line in body.split("\n")]
+        records = [line.split(delimiter) for line in text[first_end + 1:end].split("\n")]
         if max(map(len, records)) > width:
             return None  # wider than the header: the exact reader refuses it or drops empty cells
-        coded = [raw_codes(cells) for cells in zip(*(cells + [""] * (width - len(cells)) for cells in records),
-                                                   strict=True)]
+        coded = [(*raw_codes(cells), None) for cells in zip(*(cells + [""] * (width - len(cells))
+                                                                for cells in records), strict=True)]
     numbers = np.arange(2, coded[0][0].size + 2, dtype=np.int64)
-    stripped = [(codes, list(map(str.strip, cells))) for codes, cells in coded]
+    stripped = [(codes, list(map(str.strip, cells))) for codes, cells, _ in coded]
     blank = _blank_rows(stripped)  # a row of blank cells is skipped, as a blank line
     if blank is not None:
         keep = ~blank
         stripped, numbers = [(codes[keep], texts) for codes, texts in stripped], numbers[keep]
-    return Table(header, tuple(_merged(codes, _missing_as_none(texts)) for codes, texts in stripped), numbers,
-                 "line", "line 1 (header)")
+    columns = []
+    for (codes, texts), (_, cells, order) in zip(stripped, coded, strict=True):
+        column = _merged(codes, _missing_as_none(texts))
+        kept = order is not None and column.texts == tuple(cells)  # the cells as they were: their order holds
+        columns.append(Column(column.codes, column.texts, order) if kept else column)
+    return Table(header, tuple(columns), numbers, "line", "line 1 (header)")
+
+
+def _plain(text: str, body: int, raw: bytes | None, delimiter: str, width: int) -> list[Coded] | None:
+    """`plain_columns` of the lines of `text` from its character `body` on, found on `raw` (the bytes `text`
+    was decoded from, a BOM perhaps before them; None: encode `text`)."""
+    if raw is None:
+        raw = text.encode("utf-8")
+    shift = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
+    if text.isascii():  # then a character's offset is its byte's, less the BOM
+        start = shift + body
+
+        def cell(a: int, b: int) -> str:
+            return text[a - shift:b - shift]
+    else:
+        start = shift + len(text[:body].encode("utf-8"))
+
+        def cell(a: int, b: int) -> str:
+            return raw[a:b].decode("utf-8")  # type: ignore[index]
+    return plain_columns(raw, start, len(raw) - raw.endswith(b"\n"), delimiter, width, cell)
 
 
 def _delimited_exact(path: Path, text: str, delimiter: str) -> Table:
@@ -316,8 +345,8 @@ def read_table(path: Path) -> Table:
         raise RatingsFileError(
             f"{path}: unknown extension {path.suffix or '(none)'!r}; expected .csv, .tsv, .jsonl or .json"
         )
-    text = _read_text(path)
+    text, raw = _read_text(path)
     if kind in ("csv", "tsv"):
         delimiter = "," if kind == "csv" else "\t"
-        return _delimited_fast(text, delimiter) or _delimited_exact(path, text, delimiter)
+        return _delimited_fast(text, delimiter, raw) or _delimited_exact(path, text, delimiter)
     return _records(path, text, kind)
