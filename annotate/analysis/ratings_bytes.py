@@ -78,8 +78,7 @@ def _coded(every: np.ndarray, starts: np.ndarray, ends: np.ndarray, cell: Callab
         words = _packed(every, starts, lengths, longest)
         codes, at = _codes(words[:, 0] if words.shape[1] == 1 else _mixed(words))
         if words.shape[1] == 1 or (words[at][codes] == words).all():  # else two cells' keys collided
-            order = np.lexsort(words[at].T[::-1])
-            return codes, list(map(cell, starts[at].tolist(), ends[at].tolist())), order
+            return codes, _texts(words[at]), np.lexsort(words[at].T[::-1])
     codes, cells = raw_codes(list(map(cell, starts.tolist(), ends.tolist())))
     return codes, cells, None  # type: ignore[return-value]
 
@@ -145,6 +144,16 @@ def _packed(every: np.ndarray, starts: np.ndarray, lengths: np.ndarray, longest:
         byte[lengths <= k] = 0
         block[:, k if _BIG_ENDIAN else k - k % 8 + 7 - k % 8] = byte
     return block.view(np.uint64)
+
+
+def _texts(words: np.ndarray) -> list[str]:
+    """The cells `_packed` into these rows of words, as text: their bytes in order, a line break after
+    each, decoded at once and split (the padding is NUL bytes, which no cell of a plain file holds)."""
+    cells = words.view(np.uint8).reshape(words.shape[0], -1, 8)
+    lines = np.empty((words.shape[0], words.shape[1] * 8 + 1), dtype=np.uint8)
+    lines[:, :-1] = (cells if _BIG_ENDIAN else cells[:, :, ::-1]).reshape(words.shape[0], -1)
+    lines[:, -1] = ord("\n")
+    return lines.tobytes().decode("utf-8").replace("\0", "").split("\n")[:-1]
 
 
 def _mixed(words: np.ndarray) -> np.ndarray:
