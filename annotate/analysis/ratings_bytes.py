@@ -21,8 +21,8 @@ __all__ = ["MAX_PACKED", "Coded", "plain_columns", "raw_codes"]
 MAX_PACKED = 64
 """The longest cell (in bytes) a column is packed for; past it the column is coded cell by cell."""
 
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-"""The odd multiplier that mixes the words of a long cell into one key (checked afterwards)."""
+_MIX = ((np.uint64(30), np.uint64(0xBF58476D1CE4E5B9)), (np.uint64(27), np.uint64(0x94D049BB133111EB)))
+"""The shifts and multipliers of splitmix64's finalizer, which mixes the words of a long cell into one key."""
 
 
 def raw_codes(cells: Sequence[str | None]) -> tuple[np.ndarray, list[str | None]]:
@@ -157,9 +157,13 @@ def _texts(words: np.ndarray) -> list[str]:
 
 
 def _mixed(words: np.ndarray) -> np.ndarray:
-    """One uint64 key per row of `words` (a hash: rows that differ may share it)."""
-    key = words[:, 0].copy()
-    for j in range(1, words.shape[1]):
-        key *= _MIX
+    """One uint64 key per row of `words`: a hash (splitmix64's finalizer after each word; rows that differ
+    may still share one, which the caller checks)."""
+    key = np.zeros(words.shape[0], dtype=np.uint64)
+    for j in range(words.shape[1]):
         key ^= words[:, j]
+        for shift, multiplier in _MIX:
+            key ^= key >> shift
+            key *= multiplier
+        key ^= key >> np.uint64(31)
     return key
