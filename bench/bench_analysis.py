@@ -6,7 +6,8 @@ Prints wall-clock times (``time.perf_counter``; one run each unless marked "best
 process. The plain ``krippendorff.alpha`` loop runs all 1000 resamples by default, in the same run
 as annotate's vectorised interval, so the speed-up is measured, not extrapolated;
 ``--loop-resamples 50`` shortens it for a quick run (the figure is then marked extrapolated).
-The ``cli`` section runs ``annotate agreement`` end to end (a subprocess: wall clock, CPU and peak RSS)
+The ``cli`` section runs ``annotate agreement`` end to end (a subprocess: wall clock, CPU and peak RSS; annotate's
+``.pyc`` files compiled first, as an install has them, unless ``--cold``)
 on a 10,000 units x 5 raters file, and in a fresh interpreter the CPU of its imports, of reading and
 coding the file and of the statistic (with 1000 resamples, then without), and whether pandas or numpy.ma
 got imported.
@@ -16,6 +17,7 @@ The shared data folder is ``../shared/data`` beside the checkout, or ``$ANNOTATE
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import resource
@@ -185,21 +187,35 @@ numpy.ma got imported."""
 
 
 def agreement_phases(path: Path, only: list[str]) -> dict[str, float]:
-    """`PHASES` run on `path` (with `--only` when `only` is given)."""
+    """`PHASES` run on `path` (with `--only` when `only` is given), in the file's folder, so that annotate is
+    imported from this interpreter's install, as the command imports it (not from a checkout it runs in)."""
     proc = subprocess.run([sys.executable, "-c", PHASES, str(path), *only], capture_output=True, text=True,
-                          check=True)
+                          check=True, cwd=path.parent)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def bench_agreement_cli(runs: int = 3) -> None:
+def warm_install() -> int:
+    """Compile the imported annotate's modules to `.pyc` (beside the source, in `__pycache__`), as an install
+    has them, so that the commands read them instead of compiling the source (with PYTHONDONTWRITEBYTECODE
+    set, as on the benchmark host, an editable checkout is compiled again by every command); the number of
+    `.pyc` files found after."""
+    import annotate
+
+    package = Path(annotate.__file__).parent
+    compileall.compile_dir(str(package), quiet=1)
+    return sum(1 for _ in package.rglob("*.cpython-*.pyc"))
+
+
+def bench_agreement_cli(runs: int = 3, cold: bool = False) -> None:
     """`annotate agreement FILE` end to end (whole command: wall clock, CPU, peak RSS) beside what it is made
     of in a fresh interpreter (the imports, reading and coding the file, the statistic) and whether it
-    imported pandas; `runs` of each, the median printed."""
+    imported pandas; `runs` of each, the median printed. cold: leave annotate's `.pyc` files as they are."""
     annotate = str(Path(sys.executable).with_name("annotate"))
+    install = "annotate's .pyc as they are (--cold)" if cold else f"warmed install ({warm_install()} .pyc files)"
     with tempfile.TemporaryDirectory(prefix="annotate-bench-") as folder:
         path = write_ratings_file(Path(folder))
         print(f"== annotate agreement on {path.name} ({path.stat().st_size / 1e6:.1f} MB, {N_UNITS:,} units x"
-              f" {N_RATERS} raters, long CSV), {N_BOOT} resamples, median of {runs} runs ==")
+              f" {N_RATERS} raters, long CSV), {N_BOOT} resamples, median of {runs} runs; {install} ==")
         start = [run_command([annotate, "agreement", "--help"]) for _ in range(runs)]
         print(f"`annotate agreement --help` (interpreter and CLI start)  : {_median(start, 0):6.2f} s wall, CPU"
               f" {_median(start, 1):.2f} s, peak RSS {_median(start, 2):4.0f} MiB; {load()}")
@@ -282,12 +298,15 @@ def main() -> None:
                         help=f"Resamples of the plain krippendorff.alpha loop (default {N_BOOT}, the full loop; fewer"
                              " for a quick run, extrapolated).")
     parser.add_argument("--sections", default="alpha,cli,bt,arena", help="Which parts to run (comma-separated).")
+    parser.add_argument("--cold", action="store_true",
+                        help="cli: do not compile annotate's .pyc files first (every command then compiles the modules"
+                             " it imports when PYTHONDONTWRITEBYTECODE is set).")
     args = parser.parse_args()
     sections = set(args.sections.split(","))
     if "alpha" in sections:
         bench_alpha(args.loop_resamples)
     if "cli" in sections:
-        bench_agreement_cli()
+        bench_agreement_cli(cold=args.cold)
     if "bt" in sections:
         bench_bradley_terry()
     if "arena" in sections:
