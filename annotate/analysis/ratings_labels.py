@@ -42,11 +42,6 @@ def _number(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _first(texts: list[str], wrong: Callable[[str], bool]) -> int:
-    """The position of the first text `wrong` holds for (one is known to)."""
-    return next(i for i, text in enumerate(texts) if wrong(text))
-
-
 def prepared_label_values(
     texts: Sequence[str], codes: np.ndarray, level: str, order: Sequence[str] | None, where: Callable[[int], str],
     source: Path | str = "",
