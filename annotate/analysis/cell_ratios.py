@@ -57,9 +57,14 @@ def cell_ratios(cell: np.ndarray, k: np.ndarray, n: np.ndarray, n_cells: int, *,
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     share, low, high = (np.full(n_cells, np.nan) for _ in range(3))
     large = sizes > PATTERN_UNITS
-    for c in np.flatnonzero(large):
-        share[c], low[c], high[c] = _by_pattern(k[starts[c]:starts[c] + sizes[c]], n[starts[c]:starts[c] + sizes[c]],
-                                                n_boot, seed)
+    big = np.flatnonzero(large)
+    drawn = []  # the large cells' resampled ratios, one column each, their intervals taken in one call
+    for c in big:
+        share[c], ratios = _by_pattern(k[starts[c]:starts[c] + sizes[c]], n[starts[c]:starts[c] + sizes[c]],
+                                       n_boot, seed)
+        drawn.append(ratios)
+    if n_boot > 0 and big.size:
+        low[big], high[big] = _intervals(np.column_stack(drawn))
     for m in np.unique(sizes[(sizes > 0) & ~large]):
         cells = np.flatnonzero(sizes == m)
         at = starts[cells][:, None] + np.arange(m)[None, :]
@@ -79,18 +84,28 @@ def cell_ratios(cell: np.ndarray, k: np.ndarray, n: np.ndarray, n_cells: int, *,
     return CellRatios(share, low, high, sizes)
 
 
-def _by_pattern(k: np.ndarray, n: np.ndarray, n_boot: int, seed: int | None) -> tuple[float, float, float]:
-    """One cell of many units: its ratio, and the interval from resamples drawn as how many of the cell's
+def _by_pattern(k: np.ndarray, n: np.ndarray, n_boot: int, seed: int | None) -> tuple[float, np.ndarray]:
+    """One cell of many units: its ratio, and the ratios of resamples drawn as how many of the cell's
     draws fall on each distinct (k, n) of its units (multinomial with their shares), the distribution
-    of drawing units at a cost that grows with the distinct values, not the units."""
+    of drawing units at a cost that grows with the distinct values, not the units (none when ``n_boot``
+    is 0)."""
     ratio = float(safe_ratio(np.array([k.sum()]), np.array([n.sum()]))[0])
     if n_boot <= 0:
-        return ratio, float("nan"), float("nan")
-    patterns, counts = np.unique(np.column_stack([k, n]), axis=0, return_counts=True)
+        return ratio, np.empty(0)
+    patterns, counts = _patterns(k, n)
     drawn = np.random.default_rng(seed).multinomial(k.size, counts / k.size, size=n_boot).astype(np.float64)
     sums = drawn @ patterns
-    lo, hi = _intervals(safe_ratio(sums[:, :1], sums[:, 1:]))
-    return ratio, float(lo[0]), float(hi[0])
+    return ratio, safe_ratio(sums[:, 0], sums[:, 1])
+
+
+def _patterns(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (k, n) rows in lexicographic order and how many units have each: what
+    ``np.unique(np.column_stack([k, n]), axis=0, return_counts=True)`` gives (the same rows, compared by
+    value), by one lexsort instead of its sort of a structured view (about 50 times slower)."""
+    order = np.lexsort((n, k))
+    ks, ns = k[order], n[order]
+    starts = np.flatnonzero(np.r_[True, (ks[1:] != ks[:-1]) | (ns[1:] != ns[:-1])])
+    return np.column_stack([ks[starts], ns[starts]]), np.diff(np.r_[starts, k.size])
 
 
 def _intervals(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

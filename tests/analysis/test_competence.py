@@ -123,3 +123,26 @@ def test_rest_agreement_counts_each_other_raters_first_vote_once() -> None:
                           "label": ["A", "B", "A", "A"]})
     # x: others' firsts are y's B and z's A; y's repeat (A) is y's own: against x's A and z's A
     assert rest_agreement_per_vote(votes).tolist() == [0.5, 0.0, 1.0, 0.5]
+
+
+def test_large_cells_match_one_unique_and_one_interval_per_cell() -> None:
+    """Several large cells (their patterns by lexsort, their intervals taken in one call) give, bit for bit,
+    what a cell alone gives with ``np.unique(axis=0)`` and its own interval, the way it was computed before."""
+    from annotate.analysis.bootstrap import safe_ratio
+    from annotate.analysis.cell_ratios import PATTERN_UNITS, _intervals, cell_ratios
+
+    rng = np.random.default_rng(11)
+    sizes = [PATTERN_UNITS + 1, 40, PATTERN_UNITS + 700, 3, PATTERN_UNITS + 50]
+    cell = np.repeat(np.arange(len(sizes)), sizes)
+    n = rng.integers(1, 5, cell.size).astype(float)
+    k = np.where(rng.random(cell.size) < 0.5, rng.binomial(n.astype(int), 0.6), rng.random(cell.size) * n)
+    k[cell == 4] = np.round(k[cell == 4])  # few patterns in one cell, many in the others
+    got = cell_ratios(cell, k, n, len(sizes), n_boot=300, seed=4)
+    for c in (0, 2, 4):
+        kc, nc = k[cell == c], n[cell == c]
+        patterns, counts = np.unique(np.column_stack([kc, nc]), axis=0, return_counts=True)
+        drawn = np.random.default_rng(4).multinomial(kc.size, counts / kc.size, size=300).astype(np.float64)
+        sums = drawn @ patterns
+        lo, hi = _intervals(safe_ratio(sums[:, :1], sums[:, 1:]))
+        assert (got.ci_low[c], got.ci_high[c]) == (lo[0], hi[0])
+        assert got.share[c] == safe_ratio(np.array([kc.sum()]), np.array([nc.sum()]))[0]
