@@ -120,3 +120,38 @@ def test_ordinal_alpha_without_a_pairable_unit_is_nan_not_an_error() -> None:
     table = agreement_table(matrix, "ordinal", [1, 2, 3], ["a", "b"], n_boot=50)
     assert np.isnan(table.krippendorff_alpha.estimate) and table.krippendorff_alpha.n_units == 0
     assert np.isnan(krippendorff_alpha(matrix, "ordinal", [1, 2, 3], n_boot=0).estimate)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_a_subset_coded_from_the_rows_codes_is_coded_as_anew(seed: int) -> None:
+    """`coded_subset` of some rows of coded ratings (shuffled, text or number labels, missing labels, whole
+    units and raters left out) gives what `coded_ratings` gives for those rows, arrays, ids and categories."""
+    from annotate.analysis.agreement.coded import coded_rows, coded_subset
+
+    rng = np.random.default_rng(seed)
+    long_df, cats = _random_long(rng, text=seed % 2 == 0)
+    long_df = long_df.sample(frac=1.0, random_state=seed)  # rows not in unit order
+    (whole, *_), rows = coded_rows(long_df, order=cats)
+    assert rows.ordered
+    keep = rng.random(len(long_df)) < rng.choice([0.2, 0.5, 0.9])
+    part = long_df.loc[keep]
+    expected = coded_ratings(part, order=cats)
+    got = coded_subset(rows, part.index[part["label"].notna().to_numpy()])
+    assert got is not None
+    for name in ("unit", "rater", "value", "domain"):
+        assert np.array_equal(getattr(got[0], name), getattr(expected[0], name)), name
+    assert (got[0].n_units, got[0].n_raters) == (expected[0].n_units, expected[0].n_raters)
+    assert got[1:] == expected[1:]
+    assert [type(c) for c in got[3]] == [type(c) for c in expected[3]]
+    other = pd.Index([long_df.index.max() + 1])  # a rating not among the rows: no codes for it
+    assert coded_subset(rows, other) is None
+
+
+def test_pairs_sharing_from_known_codes_is_counted_as_on_the_ratings() -> None:
+    """The count of rater pairs sharing a unit read from the codes equals the count on the ratings."""
+    from annotate.report.sections.agreement import _known
+
+    for seed in range(8):
+        long_df, cats = _random_long(np.random.default_rng(seed), text=True)
+        labelled = long_df.loc[long_df["label"].notna()]
+        assert _pairs_sharing(labelled, _known(labelled, cats)) == _pairs_sharing(labelled)

@@ -23,7 +23,8 @@ from annotate.analysis.agreement.matrix import _categories_for, _factorize, _is_
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["CodedRatings", "coded_from_matrix", "coded_labels", "coded_ratings"]
+__all__ = ["CodedRatings", "RowCodes", "coded_from_matrix", "coded_labels", "coded_ratings", "coded_rows",
+           "coded_subset"]
 
 _PAIR_CHUNK = 1 << 22
 """Rater pairs enumerated per step when counting the units pairs share (`CodedRatings.overlaps`)."""
@@ -96,11 +97,23 @@ class CodedRatings:
 
     def overlaps(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every pair of raters ``a < b`` that rated a unit in common, and how many: ``(a, b, shared)``,
-        sorted by ``(a, b)``.
+        sorted by ``(a, b)`` (read-only arrays, computed once: a report's tables and pair counts ask for
+        them several times).
 
         Pairs are enumerated within the units with two ratings or more only (grouped by their number of
         ratings), so the cost is the sum over those units of r_u (r_u - 1) / 2, never raters x raters.
         """
+        return self._overlaps
+
+    @cached_property
+    def _overlaps(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        first, second, shared = self._pairs_sharing_units()
+        for array in (first, second, shared):
+            array.setflags(write=False)
+        return first, second, shared
+
+    def _pairs_sharing_units(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`overlaps`, computed."""
         per_unit = self.ratings_per_unit()
         multi = per_unit[self.unit] >= 2
         units, raters = self.unit[multi], self.rater[multi]  # sorted by (unit, rater)
@@ -178,6 +191,26 @@ def _domain_index(vals: np.ndarray, domain: np.ndarray) -> np.ndarray:
     return sorter[pos]
 
 
+@dataclass(frozen=True, eq=False)
+class RowCodes:
+    """What `coded_ratings` made of each labelled rating of a frame, in the frame's order: the rows' index,
+    their unit, rater and value codes, and the ids, categories and domain coded on. `coded_subset` codes
+    some of these rows from them as `coded_ratings` codes those rows, without factorizing their texts again
+    (a report codes the headline votes, then each category's)."""
+
+    index: pd.Index
+    unit: np.ndarray
+    rater: np.ndarray
+    value: np.ndarray
+    unit_ids: tuple[Any, ...]
+    rater_ids: tuple[Any, ...]
+    categories: tuple[Any, ...]
+    domain: np.ndarray
+    ordered: bool
+    """Units and raters were coded in sorted order with an ``order`` of categories given: a subset's codes
+    are then its own sorted ones (a first-seen order, or categories from the labels, are not)."""
+
+
 def coded_ratings(
     long_df: pd.DataFrame,
     unit: str = "unit",
@@ -187,6 +220,35 @@ def coded_ratings(
 ) -> tuple[CodedRatings, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
     """Long judgments as codes: ``(coded, unit_ids, rater_ids, categories)``, as `ratings_matrix` but
     without the dense matrix (same units, raters, categories, checks and errors)."""
+    return coded_rows(long_df, unit, rater, label, order)[0]
+
+
+def coded_subset(rows: RowCodes, index: pd.Index) -> tuple[CodedRatings, tuple[Any, ...], tuple[Any, ...],
+                                                             tuple[Any, ...]] | None:
+    """`coded_ratings` of the labelled ratings at ``index`` (in that order), all among ``rows``, from their
+    codes: each unit and rater recoded among those present, in the same sorted order; None when ``rows``
+    cannot give them (not `RowCodes.ordered`, or a rating not among them)."""
+    if not rows.ordered:
+        return None
+    at = rows.index.get_indexer(index)
+    if (at < 0).any():
+        return None
+    unit, rater = rows.unit[at], rows.rater[at]
+    units, unit_codes = np.unique(unit, return_inverse=True)
+    raters, rater_codes = np.unique(rater, return_inverse=True)
+    coded = _sorted(unit_codes.ravel(), rater_codes.ravel(), rows.value[at], rows.domain, units.size, raters.size)
+    return (coded, tuple(rows.unit_ids[u] for u in units.tolist()), tuple(rows.rater_ids[r] for r in raters.tolist()),
+            rows.categories)
+
+
+def coded_rows(
+    long_df: pd.DataFrame,
+    unit: str = "unit",
+    rater: str = "rater",
+    label: str = "label",
+    order: Sequence[Any] | None = None,
+) -> tuple[tuple[CodedRatings, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]], RowCodes]:
+    """`coded_ratings`, and the codes of each labelled row (`RowCodes`)."""
     import pandas as pd
 
     missing_cols = [c for c in (unit, rater, label) if c not in long_df.columns]
@@ -195,8 +257,8 @@ def coded_ratings(
     df = long_df.loc[long_df[label].notna(), [unit, rater, label]]
     observed = [_plain(v) for v in pd.unique(df[label])]
     categories = _categories_for(observed, order)
-    unit_codes, unit_ids = _factorize(df[unit])
-    rater_codes, rater_ids = _factorize(df[rater])
+    (unit_codes, unit_ids), unit_sorted = _factorize_sorted(df[unit])
+    (rater_codes, rater_ids), rater_sorted = _factorize_sorted(df[rater])
     unit_codes, rater_codes = unit_codes.astype(np.int64), rater_codes.astype(np.int64)
     domain = value_domain(categories)
     if all(_is_number(c) for c in categories) and categories:
@@ -214,7 +276,22 @@ def coded_ratings(
             f"{rater_ids[first % len(rater_ids)]!r}; keep one judgment per (unit, rater)"
         )
     coded = _sorted(unit_codes, rater_codes, values, domain, len(unit_ids), len(rater_ids))
-    return coded, unit_ids, rater_ids, categories
+    ordered = (order is not None and unit_sorted and rater_sorted and bool((unit_codes >= 0).all())
+               and bool((rater_codes >= 0).all()))
+    rows = RowCodes(df.index, unit_codes, rater_codes, np.asarray(values, dtype=np.int64), unit_ids, rater_ids,
+                    categories, domain, ordered)
+    return (coded, unit_ids, rater_ids, categories), rows
+
+
+def _factorize_sorted(values: pd.Series) -> tuple[tuple[np.ndarray, tuple[Any, ...]], bool]:
+    """`_factorize`, and whether its codes are in sorted order (the values sort)."""
+    import pandas as pd
+
+    try:
+        codes, uniques = pd.factorize(values, sort=True)
+    except TypeError:
+        return _factorize(values), False
+    return (codes, tuple(_plain(u) for u in uniques.tolist())), True
 
 
 def coded_labels(

@@ -55,19 +55,45 @@ PAIRS_PER_COHORT = {"expert": MAX_PAIRS, "author": MAX_PAIRS, "llm": MAX_PAIRS}
 """Cohorts whose pairs are all worth reading; any other cohort gets MAX_PAIRS_SUBSET."""
 
 
-def _coded(ratings: pd.DataFrame, categories: Sequence[Any], known: tuple[pd.DataFrame, Any] | None = None) -> Any:
-    """`coded_ratings` of long ratings on ``categories``; ``known``: ratings coded before and their codes,
-    reused when ``ratings`` are the same rows (one cohort or one category holding every vote)."""
-    from annotate.analysis.agreement.coded import coded_ratings
+Known = tuple["pd.DataFrame", Any, Any]
+"""Ratings coded before on the section's categories: the ratings, their `coded_ratings`, their `RowCodes`."""
+
+
+def _known(ratings: pd.DataFrame, categories: Sequence[Any]) -> Known:
+    """``ratings`` coded once, for the tables of them and of their subsets (`_coded`)."""
+    from annotate.analysis.agreement.coded import coded_rows
+
+    coded, rows = coded_rows(ratings, order=list(categories))
+    return ratings, coded, rows
+
+
+def _coded(ratings: pd.DataFrame, categories: Sequence[Any], known: Known | None = None) -> Any:
+    """`coded_ratings` of long ratings on ``categories``; ``known``: ratings coded before on them, whose codes
+    are reused when ``ratings`` are the same rows (one cohort or one category holding every vote) or some of
+    them (`coded_subset`: the same codes as coding them anew)."""
+    from annotate.analysis.agreement.coded import coded_ratings, coded_subset
 
     if known is not None and known[0].index.equals(ratings.index):
         return known[1]
+    if known is not None and _same_categories(categories, known[2].categories):
+        subset = coded_subset(known[2], ratings.index[ratings["label"].notna().to_numpy()])
+        if subset is not None:
+            return subset
     return coded_ratings(ratings, order=list(categories))
+
+
+def _same_categories(categories: Sequence[Any], coded_on: tuple[Any, ...]) -> bool:
+    """Whether ``categories`` are those ``coded_on`` (as `coded_ratings` takes them: each value and its type)."""
+    from annotate.analysis.agreement.matrix import _plain
+
+    plain = [_plain(c) for c in categories]
+    return len(plain) == len(coded_on) and all(type(a) is type(b) and a == b for a, b in zip(plain, coded_on,
+                                                                                             strict=True))
 
 
 def _table_for(
     ratings: pd.DataFrame, ctx: Context, level: str, categories: Sequence[Any], max_pairs: int = MAX_PAIRS_SUBSET,
-    known: tuple[pd.DataFrame, Any] | None = None,
+    known: Known | None = None,
 ) -> Any | None:
     """The pooled agreement table of long ratings (unit, rater, label), or None with < 2 raters."""
     from annotate.analysis.cohorts import pooled_agreement_table
@@ -79,11 +105,15 @@ def _table_for(
                                   max_pairs=max_pairs)
 
 
-def _pairs_sharing(ratings: pd.DataFrame) -> int:
+def _pairs_sharing(ratings: pd.DataFrame, known: Known | None = None) -> int:
     """How many pairs of raters rated at least one unit in common (long ratings: unit, rater), counted on
-    the units with two ratings or more (no units x raters or raters x raters table)."""
+    the units with two ratings or more (no units x raters or raters x raters table); from the pairs of
+    ``known``'s codes when ``ratings`` are its rows, every one labelled (the codes then hold every (unit,
+    rater) of them, once: `coded_ratings` refuses repeats)."""
     if ratings.empty:
         return 0
+    if known is not None and known[0].index.equals(ratings.index) and ratings["label"].notna().all():
+        return int(known[1][0].overlaps()[0].size)
     import numpy as np
     import pandas as pd
 
@@ -118,13 +148,13 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
     else:
         votes = ctx.agreement_votes
         headline = long_votes(votes)
-        known = (headline, _coded(headline, ctx.categories)) if not headline.empty else None
+        known = _known(headline, ctx.categories) if not headline.empty else None
         overall = _table_for(headline, ctx, ctx.level, ctx.categories, MAX_PAIRS, known)
         payload["overall"] = None if overall is None else overall.to_json()
         payload["overall_raters"] = "all" if ctx.pool_llm else "human"
         if overall is not None:
             tables.extend(agreement_tables(overall, "agreement_overall", ctx.headline_name, ctx.n_boot, ctx.seed,
-                                           alpha_note=False, n_pairs_sharing=_pairs_sharing(long_votes(votes)),
+                                           alpha_note=False, n_pairs_sharing=_pairs_sharing(headline, known),
                                            ci_note=ITEM_CI_NOTE))
         else:
             notes.append(f"{ctx.headline_name}: " + not_enough(votes["rater"].nunique(), "raters",
@@ -149,7 +179,7 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
                 per_cohort.append({"cohort": cohort, **table.to_json()})
                 cohort_pairs.append(pair_table(table, f"agreement_{cohort}_cohen",
                                                f"Cohen's kappa per rater pair: {cohort} cohort",
-                                               n_pairs_sharing=_pairs_sharing(ratings)))
+                                               n_pairs_sharing=_pairs_sharing(ratings, known)))
         payload["per_cohort"] = per_cohort
         tables.append(Table("agreement_per_cohort", "Agreement within each cohort",
                             (Column("cohort"), *_SUMMARY_COLUMNS), tuple(rows), (ctx.ci_note, _COLUMN_NOTE),
@@ -195,7 +225,7 @@ def _collapsed_tables(ctx: Context, payload: dict[str, Any], notes: list[str]) -
 
 
 def _rest_table(ctx: Context, votes: pd.DataFrame, payload: dict[str, Any],
-                known: tuple[pd.DataFrame, Any] | None) -> Table:
+                known: Known | None) -> Table:
     from annotate.analysis.cohorts import rest_agreement_coded
 
     results: tuple[Any, ...] = ()
