@@ -159,9 +159,9 @@ def competence_over_time(
     blocks, raters, whole, own = _cells(v)
     n_cells = int(max(whole.max(), own.max())) + 1
     n_answers = np.bincount(np.concatenate([whole, own]), minlength=n_cells)
-    item_codes = pd.factorize(v["item"])[0]
-    measures = {m: _measures(v[columns[m]].to_numpy(np.float64), item_codes, whole, own, n_cells, whys[m], n_boot,
-                             seed) for m in MEASURES}
+    units = _Units.of(pd.factorize(v["item"])[0], whole, own)
+    measures = {m: _measures(v[columns[m]].to_numpy(np.float64), units, n_cells, whys[m], n_boot, seed)
+                for m in MEASURES}
     cells = []
     for c in range(n_cells):
         b = int(blocks[c])
@@ -184,22 +184,46 @@ def _cells(v: pd.DataFrame) -> tuple[np.ndarray, list[Any], np.ndarray, np.ndarr
     return blocks, raters, np.searchsorted(keys, whole_key), np.searchsorted(keys, own_key)
 
 
-def _measures(values: np.ndarray, items: np.ndarray, whole: np.ndarray, own: np.ndarray, n_cells: int, what: str,
-              n_boot: int, seed: int | None) -> list[Measure]:
+@dataclass(frozen=True, eq=False)
+class _Units:
+    """Every answer twice (in its all-annotators cell and its own), sorted by cell, a cell's answers in the
+    votes' order, and each of these entries' (cell, item) unit: computed once for all the measures, which keep
+    some of the entries each (`_measures`)."""
+
+    order: np.ndarray
+    """The entries (the answers' positions, then the same positions again) in that order."""
+    cell: np.ndarray
+    unit: np.ndarray
+    """Each sorted entry's (cell, item) unit, 0 .. n_units - 1."""
+    n_units: int
+
+    @classmethod
+    def of(cls, items: np.ndarray, whole: np.ndarray, own: np.ndarray) -> _Units:
+        cell = np.concatenate([whole, own])
+        order = np.argsort(cell, kind="stable")  # by cell, each cell's answers in the votes' order
+        cell, item = cell[order], np.concatenate([items, items])[order]
+        keys, unit = np.unique(cell * (int(items.max(initial=0)) + 1) + item, return_inverse=True)
+        return cls(order, cell, unit.ravel(), int(keys.size))
+
+
+def _measures(values: np.ndarray, units: _Units, n_cells: int, what: str, n_boot: int,
+              seed: int | None) -> list[Measure]:
     """One measure in every cell: the mean of the answers' ``values`` (NaN: not counted) with an interval
-    resampling the cell's items, each with its answers in the cell (`cell_ratios`)."""
-    keep = np.flatnonzero(~np.isnan(values))
-    cell = np.concatenate([whole[keep], own[keep]])
-    order = np.argsort(cell, kind="stable")  # by cell, each cell's answers in the votes' order
-    cell, item, value = cell[order], np.concatenate([items[keep]] * 2)[order], np.concatenate([values[keep]] * 2)[order]
-    units, first, unit = np.unique(cell * (int(items.max(initial=0)) + 1) + item, return_index=True,
-                                   return_inverse=True)
-    rank = np.empty(units.size, dtype=np.int64)  # a cell's items in the order they first appear in it
-    rank[np.argsort(first, kind="stable")] = np.arange(units.size)
-    unit = rank[unit.ravel()]
-    k_i = np.bincount(unit, value, minlength=units.size)
-    n_i = np.bincount(unit, minlength=units.size).astype(np.float64)
-    unit_cell = np.empty(units.size, dtype=np.int64)
+    resampling the cell's items, each with its answers in the cell (`cell_ratios`); a cell's items are
+    numbered in the order their first counted answer comes in it."""
+    value = np.concatenate([values, values])[units.order]
+    keep = np.flatnonzero(~np.isnan(value))
+    cell, value, of_unit = units.cell[keep], value[keep], units.unit[keep]
+    first = np.full(units.n_units, keep.size, dtype=np.int64)  # each unit's first kept entry
+    np.minimum.at(first, of_unit, np.arange(keep.size, dtype=np.int64))
+    opening = first[of_unit] == np.arange(keep.size)
+    rank = np.empty(units.n_units, dtype=np.int64)  # the units kept, in the order they first appear
+    n_kept = int(opening.sum())
+    rank[of_unit[opening]] = np.arange(n_kept)
+    unit = rank[of_unit]
+    k_i = np.bincount(unit, value, minlength=n_kept)
+    n_i = np.bincount(unit, minlength=n_kept).astype(np.float64)
+    unit_cell = np.empty(n_kept, dtype=np.int64)
     unit_cell[unit] = cell
     ratios = cell_ratios(unit_cell, k_i, n_i, n_cells, n_boot=n_boot, seed=seed)
     k = np.bincount(cell, value, minlength=n_cells)

@@ -131,7 +131,7 @@ def test_a_subset_coded_from_the_rows_codes_is_coded_as_anew(seed: int) -> None:
     rng = np.random.default_rng(seed)
     long_df, cats = _random_long(rng, text=seed % 2 == 0)
     long_df = long_df.sample(frac=1.0, random_state=seed)  # rows not in unit order
-    (whole, *_), rows = coded_rows(long_df, order=cats)
+    _, rows = coded_rows(long_df, order=cats)
     assert rows.ordered
     keep = rng.random(len(long_df)) < rng.choice([0.2, 0.5, 0.9])
     part = long_df.loc[keep]
