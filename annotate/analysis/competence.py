@@ -160,8 +160,8 @@ def competence_over_time(
     n_cells = int(max(whole.max(), own.max())) + 1
     n_answers = np.bincount(np.concatenate([whole, own]), minlength=n_cells)
     units = _Units.of(pd.factorize(v["item"])[0], whole, own)
-    measures = {m: _measures(v[columns[m]].to_numpy(np.float64), units, n_cells, whys[m], n_boot, seed)
-                for m in MEASURES}
+    measures = dict(zip(MEASURES, _measures([v[columns[m]].to_numpy(np.float64) for m in MEASURES], units, n_cells,
+                                            [whys[m] for m in MEASURES], n_boot, seed), strict=True))
     cells = []
     for c in range(n_cells):
         b = int(blocks[c])
@@ -206,11 +206,30 @@ class _Units:
         return cls(order, cell, unit.ravel(), int(keys.size))
 
 
-def _measures(values: np.ndarray, units: _Units, n_cells: int, what: str, n_boot: int,
-              seed: int | None) -> list[Measure]:
-    """One measure in every cell: the mean of the answers' ``values`` (NaN: not counted) with an interval
-    resampling the cell's items, each with its answers in the cell (`cell_ratios`); a cell's items are
-    numbered in the order their first counted answer comes in it."""
+def _measures(values: list[np.ndarray], units: _Units, n_cells: int, whats: list[str], n_boot: int,
+              seed: int | None) -> list[list[Measure]]:
+    """Each measure in every cell: the mean of the answers' ``values`` (NaN: not counted) with an interval
+    resampling the cell's items, each with its answers in the cell (`cell_ratios`, one call for all the
+    measures' cells: a cell's figures depend on its own units only, and cells of one size share the draws).
+    A cell's items are numbered in the order their first counted answer comes in it."""
+    parts = [_units_kept(v, units, n_cells) for v in values]
+    unit_cell = np.concatenate([part[0] + n_cells * m for m, part in enumerate(parts)])
+    ratios = cell_ratios(unit_cell, np.concatenate([part[1] for part in parts]),
+                         np.concatenate([part[2] for part in parts]), n_cells * len(parts), n_boot=n_boot, seed=seed)
+    out = []
+    for m, ((_, _, _, k, n), what) in enumerate(zip(parts, whats, strict=True)):
+        empty = Measure(0.0, 0, float("nan"), float("nan"), float("nan"), 0, not_enough(0, "answers", what))
+        at = n_cells * m
+        out.append([Measure(float(k[c]), int(n[c]), float(ratios.share[at + c]), float(ratios.ci_low[at + c]),
+                            float(ratios.ci_high[at + c]), int(ratios.n_units[at + c])) if n[c] else empty
+                    for c in range(n_cells)])
+    return out
+
+
+def _units_kept(values: np.ndarray, units: _Units, n_cells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                          np.ndarray, np.ndarray]:
+    """One measure's units: each unit's cell, sum of values and count (units sorted by cell, numbered by
+    their first counted entry), and each cell's sum and count of counted entries."""
     value = np.concatenate([values, values])[units.order]
     keep = np.flatnonzero(~np.isnan(value))
     cell, value, of_unit = units.cell[keep], value[keep], units.unit[keep]
@@ -225,9 +244,4 @@ def _measures(values: np.ndarray, units: _Units, n_cells: int, what: str, n_boot
     n_i = np.bincount(unit, minlength=n_kept).astype(np.float64)
     unit_cell = np.empty(n_kept, dtype=np.int64)
     unit_cell[unit] = cell
-    ratios = cell_ratios(unit_cell, k_i, n_i, n_cells, n_boot=n_boot, seed=seed)
-    k = np.bincount(cell, value, minlength=n_cells)
-    n = np.bincount(cell, minlength=n_cells)
-    empty = Measure(0.0, 0, float("nan"), float("nan"), float("nan"), 0, not_enough(0, "answers", what))
-    return [Measure(float(k[c]), int(n[c]), float(ratios.share[c]), float(ratios.ci_low[c]), float(ratios.ci_high[c]),
-                    int(ratios.n_units[c])) if n[c] else empty for c in range(n_cells)]
+    return unit_cell, k_i, n_i, np.bincount(cell, value, minlength=n_cells), np.bincount(cell, minlength=n_cells)
