@@ -201,17 +201,18 @@ def _counts(labels: pd.DataFrame, classes: Sequence[Any] | None) -> tuple[tuple,
     if missing:
         raise ValueError(f"labels are missing columns {missing}")
     v = labels.loc[labels["label"].notna(), ["unit", "rater", "label"]]
-    if classes is None:
-        classes = tuple(sorted(v["label"].unique(), key=lambda c: (str(type(c)), c)))
-    else:
-        classes = tuple(classes)
-        outside = sorted({str(x) for x in v["label"] if x not in set(classes)})
-        if outside:
-            raise ValueError(f"labels outside the classes {list(classes)}: {outside[:5]}")
+    classes = (tuple(sorted(v["label"].unique(), key=lambda c: (str(type(c)), c))) if classes is None
+               else tuple(classes))
+    position = {c: i for i, c in enumerate(classes)}
+    # each distinct label looked up once (a label equal to a class is that class, as a dict lookup finds it)
+    label_codes, distinct = pd.factorize(v["label"])
+    if any(x not in position for x in distinct.tolist()):
+        known = set(classes)
+        outside = sorted({str(x) for x in v["label"] if x not in known})
+        raise ValueError(f"labels outside the classes {list(classes)}: {outside[:5]}")
+    class_codes = np.array([position[x] for x in distinct.tolist()], dtype=np.int64)[label_codes]
     unit_codes, units = pd.factorize(v["unit"])
     rater_codes, raters = pd.factorize(v["rater"])
-    position = {c: i for i, c in enumerate(classes)}
-    class_codes = np.array([position[x] for x in v["label"]], dtype=np.int64)
     key = pd.DataFrame({"u": unit_codes, "r": rater_codes, "c": class_codes}).value_counts(sort=False)
     idx = key.index.to_frame(index=False)
     return (tuple(units), tuple(raters), classes, idx["u"].to_numpy(np.int64), idx["r"].to_numpy(np.int64),
