@@ -4,6 +4,7 @@ their own queries gave, and it is read again once the file changes."""
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 from conftest import make_item
 
 from annotate.store import Store
@@ -45,12 +46,13 @@ def test_the_readers_read_what_their_queries_read(store: Store) -> None:
 def test_one_scan_until_the_file_changes(store: Store, monkeypatch) -> None:
     _items(store)
     scans = []
-    plain = store.frame
+    plain, read = store.frame, rows_module._read
     monkeypatch.setattr(store, "frame", lambda sql, params=(): scans.append(sql) or plain(sql, params))
+    monkeypatch.setattr(rows_module, "_read", lambda s: scans.append(rows_module.ITEM_ROWS_SQL) or read(s))
     items_frame(store)
     stored_item_facts(store, STYLE_COLUMNS, kind="pairwise")
     empty_responses_frame(store)
-    assert scans.count(rows_module.ITEM_ROWS_SQL) == 1
+    assert scans.count(rows_module.ITEM_ROWS_SQL) == 1  # the integer read, which found every value
     store.add_items([make_item("i4")])
     assert items_frame(store)["item"].tolist() == ["i1", "i2", "i3", "i4"]
     assert scans.count(rows_module.ITEM_ROWS_SQL) == 2
@@ -62,3 +64,61 @@ def test_repeated_texts_are_one_object_and_the_frame_is_the_same(store: Store) -
     pd.testing.assert_frame_equal(kept, store.frame(rows_module.ITEM_ROWS_SQL))
     models = kept["model_a"].to_numpy(dtype=object)
     assert all(m is models[0] for m in models) and kept["category"].isna().sum() == 6
+
+
+def quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _varied(store: Store) -> None:
+    """Items with and without stored facts, gold, categories or none, turns (and metadata that is no JSON),
+    an empty slot, a long text."""
+    store.add_items([make_item("i1", a="", b="ok", gold="A", category="code"), make_item("i2", metadata={"turn": 2}),
+                     make_item("i3", a=" \n", b="fine"), make_item("i4", metadata={"turn": -7}, category="math"),
+                     make_item("i5", a="x" * 5000, gold="tie", metadata={"turn": "3"})])
+    from annotate.store.item_facts import FACT_COLUMNS
+
+    store.db.execute("DELETE FROM item_facts")
+    for k, item in enumerate(("i1", "i2", "i4", "i5")):  # i3 has none; i5's are of other content
+        values = ["m-a" if k % 2 else "m-b", "m-b", 10 * k, 7] + [k + j for j in range(8)] + ["A" if k == 0 else None]
+        store.db.execute(f"INSERT INTO item_facts (item_id, content_hash, {', '.join(FACT_COLUMNS)}) SELECT id,"
+                         f" {'content_hash' if item != 'i5' else quote('old')}, {', '.join('?' * len(values))}"
+                         " FROM items WHERE id = ?", [*values, item])
+    store.db.execute("UPDATE items SET metadata = 'not json' WHERE id = 'i1'")
+    assert store.db.conn.execute("SELECT count(*) FROM item_facts").fetchone()[0] == 4
+
+
+@pytest.mark.parametrize("sample, limit", [(20_000, 64), (1, 64), (2, 1), (20_000, 0)])
+def test_the_integer_read_is_the_rows_frame(store: Store, monkeypatch: pytest.MonkeyPatch, sample: int,
+                                            limit: int) -> None:
+    """Read as integer columns (codes learnt from one item and the rest read alone, or texts read as text),
+    the frame is `Store.frame`'s, values and dtypes."""
+    _varied(store)
+    monkeypatch.setattr(rows_module, "SAMPLE", sample)
+    monkeypatch.setattr(rows_module, "CASE_LIMIT", limit)
+    read = rows_module._read(store)
+    assert read is not None
+    pd.testing.assert_frame_equal(read, store.frame(rows_module.ITEM_ROWS_SQL))
+    assert read["turn"].fillna(0).tolist() == [0, 2, 0, -7, 0] and read["known"].tolist() == [1, 1, 0, 1, 0]
+
+
+@pytest.mark.parametrize("change", [
+    "UPDATE item_facts SET len_a = 'long' WHERE item_id = 'i1'",
+    "UPDATE item_facts SET len_b = 2.5 WHERE item_id = 'i2'",
+    "UPDATE items SET metadata = '{\"turn\": 99999999999999999999}' WHERE id = 'i2'",
+])
+def test_a_value_of_another_type_is_read_by_rows(store: Store, change: str) -> None:
+    """Text or a real in a count, a turn whose word passes 64 bits: no integer read; `item_rows` reads the rows."""
+    _varied(store)
+    store.db.execute(change)
+    assert rows_module._read(store) is None
+    pd.testing.assert_frame_equal(rows_module.item_rows(store), store.frame(rows_module.ITEM_ROWS_SQL))
+
+
+def test_every_value_missing_and_no_item(store: Store) -> None:
+    """Columns all NULL are None objects, as the rows give them; no item: the rows' empty frame."""
+    assert rows_module._read(store) is None
+    pd.testing.assert_frame_equal(rows_module.item_rows(store), store.frame(rows_module.ITEM_ROWS_SQL))
+    store.add_items([make_item("i1"), make_item("i2")])
+    store.db.execute("DELETE FROM item_facts")
+    pd.testing.assert_frame_equal(rows_module._read(store), store.frame(rows_module.ITEM_ROWS_SQL))

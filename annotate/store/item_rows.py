@@ -8,11 +8,12 @@ counts and the empty responses were three such scans per report; `item_rows` mak
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from annotate.store.item_facts import FACT_COLUMNS
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
     from annotate.store.store import Store
@@ -37,7 +38,8 @@ def item_rows(store: Store) -> pd.DataFrame:
     kept = _KEPT.get(store)
     if kept is not None and kept[0] == version:
         return kept[1]
-    frame = _shared_texts(store.frame(ITEM_ROWS_SQL))
+    read = _read(store)
+    frame = _shared_texts(store.frame(ITEM_ROWS_SQL) if read is None else read)
     _KEPT[store] = (version, frame)
     return frame
 
@@ -55,3 +57,90 @@ def _shared_texts(frame: pd.DataFrame) -> pd.DataFrame:
                 shared = pd.array(distinct, dtype=dtype).take(codes, allow_fill=True)
                 frame[column] = pd.Series(shared, index=frame.index)
     return frame
+
+
+_SOURCE = ("FROM items i LEFT JOIN item_facts f ON f.item_id = i.id AND f.content_hash = i.content_hash WHERE 1")
+"""`ITEM_ROWS_SQL`'s rows, for the integer read (`_read`)."""
+_TEXT = {"kind": "i.kind", "category": "i.category", "gold": "i.gold", "model_a": "f.model_a",
+         "model_b": "f.model_b", "empty_slots": "f.empty_slots"}
+_TURN = ("CASE WHEN json_valid(i.metadata) AND json_type(i.metadata, '$.turn') = 'integer'"
+         " THEN json_extract(i.metadata, '$.turn') END")
+_NUMBER = {**{c: f"f.{c}" for c in FACT_COLUMNS if c not in _TEXT}, "turn": _TURN}
+"""The number columns: the facts' counts (integers or NULL, checked) and the turn (an integer or NULL by its
+CASE; a real, which a JSON integer past 64 bits becomes, stops the read)."""
+SAMPLE = 20_000
+"""Items whose texts give each text column's codes (`annotate.store.text_codes`)."""
+CASE_LIMIT = 64
+"""A text column of more distinct values than this is read as text (`annotate.store.text_codes`)."""
+
+
+def _read(store: Store) -> pd.DataFrame | None:
+    """`ITEM_ROWS_SQL`'s frame as `Store.frame` types it, without a Python object per value: the ids fetched,
+    the other columns aggregated as integers by SQLite (`annotate.store.int_columns`), each number as
+    ``2 x value + 1`` (0 for NULL), the few texts of a column as codes (`annotate.store.text_codes`), the
+    presence of the facts as a bit; None (the caller reads the rows) when there is no item, an id is not text,
+    or a number column holds something else than integers."""
+    import numpy as np
+    import pandas as pd
+
+    from annotate.store import text_codes
+    from annotate.store.frames import _text_column, coded_frame
+    from annotate.store.int_columns import Field, NotIntegers, pack, read_ints, unpack
+
+    conn = store.db.conn
+    bounds = conn.execute("SELECT min(rowid), max(rowid) FROM items").fetchone()
+    if bounds[0] is None:
+        return None
+    known = text_codes.sampled_texts(conn, _TEXT, _SOURCE, "i.rowid", SAMPLE)
+    if known is None:
+        return None
+    typed = " OR ".join(f"typeof({sql}) NOT IN ('integer', 'null')" for name, sql in _NUMBER.items() if name != "turn")
+    fields = [Field("bad", typed, 1), Field("known", "f.item_id IS NOT NULL", 1)]
+    text_fields, params, other, as_text = text_codes.case_fields(_TEXT, known, CASE_LIMIT)
+    packing = pack(fields + text_fields)
+    try:
+        words = read_ints(conn, _SOURCE, (), [sql for sql, _ in packing] +
+                          [f"coalesce(({sql}) * 2 + 1, 0)" for sql in _NUMBER.values()], "i.rowid", bounds,
+                          select_params=params, with_keys=True)
+    except NotIntegers:
+        return None
+    rowids, values, numbers = words[0], unpack(words[1:1 + len(packing)], packing), words[1 + len(packing):]
+    if values["bad"].any():
+        return None
+    # in id order: from the index of the ids alone (a scan in rowid order reads every item's page)
+    rows = conn.execute("SELECT rowid, id FROM items ORDER BY id").fetchall()
+    by_id = np.fromiter((row[0] for row in rows), np.int64, len(rows))
+    order = np.argsort(by_id, kind="stable")
+    if len(rows) != rowids.size or not np.array_equal(by_id[order], rowids):
+        return None  # the items changed between the two reads
+    ids = [rows[k][1] for k in order.tolist()]
+    if not all(type(i) is str for i in ids):
+        return None  # an id that is not text: typed as the rows type it
+    columns: dict[str, Any] = {"rowid": rowids, "item": _text_column(ids, np.arange(len(ids))),
+                               "known": values["known"]}
+    columns.update(text_codes.decoded_columns(conn, _TEXT, known, other, values, rowids, _SOURCE, "i.rowid"))
+    if as_text:
+        picked = ", ".join(f"{_TEXT[name]} AS {name}" for name in as_text)
+        read = coded_frame(store, f"SELECT {picked} {_SOURCE} ORDER BY i.rowid", text=as_text)
+        for name in as_text:
+            columns[name] = read[name].array
+    for name, words_of in zip(_NUMBER, numbers, strict=True):
+        columns[name] = _integers(words_of)
+    order = ["rowid", "item", "kind", "category", "gold", "known", *FACT_COLUMNS, "turn"]
+    return pd.DataFrame({name: columns[name] for name in order})
+
+
+def _integers(words: np.ndarray) -> Any:
+    """An integer column from its words (``2 x value + 1``, 0 for NULL), typed as pandas types the rows'
+    values: int64 without NULL, float64 (NaN for NULL) with some, None objects when all are NULL."""
+    import numpy as np
+
+    null = words == 0
+    values = (words - 1) // 2
+    if null.all():
+        return np.full(words.size, None, dtype=object)
+    if null.any():
+        out = values.astype(np.float64)
+        out[null] = np.nan
+        return out
+    return values
