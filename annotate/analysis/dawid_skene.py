@@ -215,8 +215,9 @@ def _counts(labels: pd.DataFrame, classes: Sequence[Any] | None) -> tuple[tuple,
     rater_codes, raters = pd.factorize(v["rater"])
     key = pd.DataFrame({"u": unit_codes, "r": rater_codes, "c": class_codes}).value_counts(sort=False)
     idx = key.index.to_frame(index=False)
-    return (tuple(units), tuple(raters), classes, idx["u"].to_numpy(np.int64), idx["r"].to_numpy(np.int64),
-            idx["c"].to_numpy(np.int64), key.to_numpy(np.float64))
+    # tolist: the same Python values as iterating the ids, without boxing each one through the array's iterator
+    return (tuple(units.tolist()), tuple(raters.tolist()), classes, idx["u"].to_numpy(np.int64),
+            idx["r"].to_numpy(np.int64), idx["c"].to_numpy(np.int64), key.to_numpy(np.float64))
 
 
 def _m_step(post: np.ndarray, u: np.ndarray, r: np.ndarray, c: np.ndarray, n: np.ndarray, n_raters: int,
