@@ -80,7 +80,6 @@ def _read(store: Store, known: dict[str, list[str]],
 
     from annotate.store.frames import _looked_up, _text_column
 
-    version = _version(store)  # taken before the read: after a write while it runs, the positions are read again
     bounds = store.db.conn.execute("SELECT min(id), max(id) FROM judgments").fetchone()
     if bounds[0] is None:
         return None
@@ -136,7 +135,7 @@ def _read(store: Store, known: dict[str, list[str]],
     frame = pd.DataFrame({name: columns[name] for name in _ORDER})
     answered = frame["skip_reason"].isna().to_numpy()
     if answered.any():  # what queue_positions reads: the current judgments that are not skips
-        _KEPT[store] = (version, pd.Series(_number(position[answered], np.zeros(int(answered.sum()), bool)),
+        _KEPT[store] = (_version(store), pd.Series(_number(position[answered], np.zeros(int(answered.sum()), bool)),
                                                    index=pd.Index(ids[answered], name="judgment_id"), name="position"))
     return frame, positions
 
