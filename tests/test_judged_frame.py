@@ -184,17 +184,3 @@ def test_external_labels_read_as_integers_are_the_plain_frame(store: Store, monk
     new, at = ef.external_frame(store, _items_by_rowid(store))
     pd.testing.assert_frame_equal(new, store.frame(ef.EXTERNAL_SQL))
     assert at is None and "gone" in votes_frame(store)["item"].tolist()
-
-
-def test_queue_positions_kept_from_the_judged_read_are_the_ones_read(store: Store) -> None:
-    """The positions the judged read finds beside the judgments are those `queue_positions` reads alone (skips
-    out), and they are read again once the file changes."""
-    _session(store)
-    alone = jf.queue_positions(store)
-    jf._KEPT.clear()
-    jf.judged_frame(store, _items_by_rowid(store))
-    assert store in jf._KEPT
-    pd.testing.assert_series_equal(jf.queue_positions(store), alone)
-    store.submit(Judgment(store.add_assignments([Assignment(0, "dave", "i2", 4)])[0].id, "A", T))
-    again = jf.queue_positions(store)
-    assert len(again) == len(alone) + 1 and again.iloc[-1] == 4

@@ -12,7 +12,6 @@ values is read as text (coded in chunks); a session with a value of another type
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING, Any
 
 from annotate.store import text_codes
@@ -102,12 +101,11 @@ def _read(store: Store, known: dict[str, list[str]],
     packing = pack(fields + text_fields)
     try:
         words = read_ints(store.db.conn, _SOURCE, (), [sql for sql, _ in packing] +
-                          [f"coalesce({sql}, 0)" for sql in _NUMBER.values()] + ["a.position"], "j.id", bounds,
+                          [f"coalesce({sql}, 0)" for sql in _NUMBER.values()], "j.id", bounds,
                           select_params=params, with_keys=True)
-    except NotIntegers:  # a number column holds text or a real (or a position is not an integer)
+    except NotIntegers:  # a number column holds text or a real
         return None
-    ids, values = words[0], unpack(words[1:1 + len(packing)], packing)
-    numbers, position = words[1 + len(packing):-1], words[-1]
+    ids, values, numbers = words[0], unpack(words[1:1 + len(packing)], packing), words[1 + len(packing):]
     if values["bad"].any() or not (values["rater"] > 0).all():  # a rater not among the annotators
         return None
     raters = values["rater"] + (raters_low - 1)
@@ -132,22 +130,7 @@ def _read(store: Store, known: dict[str, list[str]],
             columns[name] = read[name].array
     if not n:
         return None
-    frame = pd.DataFrame({name: columns[name] for name in _ORDER})
-    answered = frame["skip_reason"].isna().to_numpy()
-    if answered.any():  # what queue_positions reads: the current judgments that are not skips
-        _KEPT[store] = (_version(store), pd.Series(_number(position[answered], np.zeros(int(answered.sum()), bool)),
-                                                   index=pd.Index(ids[answered], name="judgment_id"), name="position"))
-    return frame, positions
-
-
-_KEPT: weakref.WeakKeyDictionary[Store, tuple[tuple[int, int], pd.Series]] = weakref.WeakKeyDictionary()
-"""The queue positions the judged read found beside the judgments (`queue_positions` gives them while the
-file is unchanged: a report reads the votes, then the positions)."""
-
-
-def _version(store: Store) -> tuple[int, int]:
-    """What changes when the file does: this connection's writes, and PRAGMA data_version (others')."""
-    return store.db.conn.total_changes, store.db.conn.execute("PRAGMA data_version").fetchone()[0]
+    return pd.DataFrame({name: columns[name] for name in _ORDER}), positions
 
 
 def _positions(items: pd.DataFrame, rowids: np.ndarray) -> np.ndarray | None:
@@ -185,9 +168,6 @@ def queue_positions(store: Store) -> pd.Series | None:
     import numpy as np
     import pandas as pd
 
-    kept = _KEPT.get(store)
-    if kept is not None and kept[0] == _version(store):
-        return kept[1]
     bounds = store.db.conn.execute("SELECT min(id), max(id) FROM judgments").fetchone()
     if bounds[0] is None:
         return None
