@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import zlib
 from collections.abc import Sequence
+from dataclasses import replace
 
 from annotate.model import Assignment
 from annotate.plan.orders import default_orders
@@ -63,8 +64,19 @@ def default_queue(
 DEFAULT_QUEUE_META = "default_queue_upto:"
 """Meta key prefix: `default_queue_upto:NAME` holds the newest item rowid NAME's default queue covers."""
 
+DRAW_META = "default_queue_draw:"
+"""Meta key prefix: `default_queue_draw:NAME` holds "START UPTO" while NAME's default queue is being written
+a chunk at a time (set with the first chunk, removed with the last): the draw began at position START and
+drew from the items up to rowid UPTO, so a start after a crash between chunks draws the same queue again
+and writes the rest of it."""
 
-def ensure_default_queue(store: Store, spec: SessionSpec, annotator: str) -> None:
+CHUNK_ROWS = 1000
+"""Assignments written per transaction. A row costs about 30-50 us of CPU under the write lock (its foreign
+keys, indexes and the tallies' triggers; more on a busy host), so a chunk holds the lock some 30-50 ms and
+the other annotators' submits land between chunks (bench/bench_first_queue.py measures it)."""
+
+
+def ensure_default_queue(store: Store, spec: SessionSpec, annotator: str, *, chunk_rows: int = CHUNK_ROWS) -> None:
     """Create the annotator's default queue, or extend it with items added since, when the session
     has no plan. Cheap when nothing is new (two meta reads and an index lookup), so starting the app
     costs the same on a large session.
@@ -73,32 +85,175 @@ def ensure_default_queue(store: Store, spec: SessionSpec, annotator: str) -> Non
     nothing already assigned moves. With a plan nothing is made (someone the plan does not name has
     no queue). Adjudication assignments (`annotate adjudicate`) are never part of the queue.
 
-    Read and write happen in one write transaction, so the same annotator starting twice at the
-    same moment (two terminals) gets one queue, not a clash over its positions.
+    The queue is written `chunk_rows` assignments a transaction, in position order
+    (`DefaultQueueWriter`), so the session's write lock is never held for long: a first queue on a
+    large session is one row per item.
     """
-    if store.get_meta(PLAN_META_KEY):
-        return
-    newest = store.newest_item_rowid()
-    key = DEFAULT_QUEUE_META + annotator
-    covered = store.get_meta(key)
-    if covered is not None and int(covered) >= newest:
-        return
-    # Drawn before the write lock, which one writer holds at a time (every other annotator starting or
-    # submitting waits meanwhile); drawn again under it only when the queue or the items changed since.
-    existing = store.assignments(annotator)
-    items = store.count_items(), store.newest_item_rowid()
-    drawn = _new_part(spec, annotator, existing, store.item_ids())
-    if not store.read_only:
-        store.prepare_assignment_writes()
-    with store.transaction():
+    writer = DefaultQueueWriter(store, spec, annotator, chunk_rows=chunk_rows)
+    while writer.write_chunk():
+        pass
+
+
+class DefaultQueueWriter:
+    """Writes one annotator's default queue (or the part of it items added since need) a chunk at a
+    time, each chunk its own short transaction, so other writers take the lock between chunks.
+
+    The queue is drawn before the write lock (every other writer waits while one holds it). Under each
+    chunk's lock the writer checks the file is as it left it: before the first chunk, the queue and the
+    items as drawn; before a later one, the queue's last row is the one its previous chunk wrote. When
+    not (the same annotator started in another terminal, or wrote meanwhile), it reads the queue again
+    under the lock: if what is stored is the start of the same draw (the other start drew the same
+    queue), it goes on after it; else it draws again from what is stored (the items not yet in the queue,
+    after its last position). Either way every item is in the queue once, at positions 0, 1, ... A plan
+    written meanwhile stops it (a plan replaces default queues). The "covered" meta (`DEFAULT_QUEUE_META`)
+    is set with the last chunk only; a start after a crash between chunks finds it unset and writes the
+    rest of the same draw (`DRAW_META`).
+    """
+
+    def __init__(self, store: Store, spec: SessionSpec, annotator: str, *, chunk_rows: int = CHUNK_ROWS) -> None:
+        if chunk_rows < 1:
+            raise ValueError(f"chunk_rows must be at least 1, not {chunk_rows}")
+        self.store, self.spec, self.annotator, self.chunk_rows = store, spec, annotator, chunk_rows
+        self.key = DEFAULT_QUEUE_META + annotator
+        self.draw_key = DRAW_META + annotator
+        self.finished = False
+        self.chunks = 0
+        self._drawn: list[Assignment] | None = None
+        self._existing: list[Assignment] = []
+        self._items: tuple[int, int] = (0, 0)
+        self._start = 0
+        self._upto = 0
+        self._done = 0
+        self._tail: tuple[int, int] | None = None
+
+    @property
+    def remaining(self) -> int:
+        """Assignments of the current draw not yet written (0 before the first `write_chunk`)."""
+        return 0 if self._drawn is None else len(self._drawn) - self._done
+
+    def write_chunk(self) -> bool:
+        """Write the next chunk in one transaction; whether there is more to write (False once the queue
+        is complete, when nothing was to be written, or when a plan stopped it)."""
+        if self.finished:
+            return False
+        store = self.store
+        if self._drawn is None and not self._draw():
+            self.finished = True
+            return False
+        if self.chunks == 0 and not store.read_only:
+            store.prepare_assignment_writes()
+        with store.transaction():
+            if store.get_meta(PLAN_META_KEY):
+                self._forget_draw()
+                self.finished = True
+                return False
+            if not self._as_left() and not self._caught_up():
+                self._redraw_under_lock()
+            assert self._drawn is not None
+            chunk = self._drawn[self._done : self._done + self.chunk_rows]
+            if chunk:
+                first_id = store.insert_assignments(chunk)
+                self._done += len(chunk)
+                self._tail = (chunk[-1].position, first_id + len(chunk) - 1)
+            if self._done < len(self._drawn):
+                if store.get_meta(self.draw_key) != self._draw_value():
+                    store.set_meta(self.draw_key, self._draw_value())
+            else:
+                self._forget_draw()
+                store.set_meta(self.key, str(self._upto))
+                self.finished = True
+        self.chunks += 1
+        return not self.finished
+
+    def _draw(self) -> bool:
+        """Draw the queue before the lock; False when the queue already covers every item."""
+        store = self.store
         if store.get_meta(PLAN_META_KEY):
-            return
-        now = store.assignments(annotator)  # under the write lock
-        if now != existing or (store.count_items(), store.newest_item_rowid()) != items:
-            drawn = _new_part(spec, annotator, now, store.item_ids())
-        if drawn:
-            store.insert_assignments(drawn)
-        store.set_meta(key, str(newest))
+            return False
+        newest = store.newest_item_rowid()
+        covered = store.get_meta(self.key)
+        if covered is not None and int(covered) >= newest:
+            return False
+        self._existing = store.assignments(self.annotator)
+        self._items = store.count_items(), newest
+        self._redraw(self._existing)
+        return True
+
+    def _as_left(self) -> bool:
+        """Under the lock: whether the queue (and before the first chunk, the items) are as this writer
+        left them, so that what it drew still holds."""
+        store = self.store
+        if self._tail is None:
+            return (store.assignments(self.annotator) == self._existing
+                    and (store.count_items(), store.newest_item_rowid()) == self._items)
+        return store.queue_tail(self.annotator) == self._tail
+
+    def _caught_up(self) -> bool:
+        """Under the lock, when the queue changed: whether the change is another start of this annotator
+        writing chunks of the same draw after this writer's (its record in `DRAW_META` is this one's, the
+        rows before are as this writer left them, the rows after are the draw's next ones); if so, go on
+        after them without drawing again."""
+        store = self.store
+        if self._drawn is None or store.get_meta(self.draw_key) != self._draw_value():
+            return False
+        mine = self._tail if self._tail is not None else (
+            (self._existing[-1].position, self._existing[-1].id) if self._existing else None)
+        next_position = self._start + self._done
+        if mine is None:
+            written = store.queue_from(self.annotator, next_position)
+        else:
+            rows = store.queue_from(self.annotator, mine[0])
+            if mine[0] != next_position - 1 or not rows or (rows[0].position, rows[0].id) != mine:
+                return False
+            written = rows[1:]
+        ahead = self._drawn[self._done :]
+        if not written or len(written) >= len(ahead) or not all(
+                _same_place(a, b) for a, b in zip(written, ahead, strict=False)):
+            return False
+        self._done += len(written)
+        self._tail = (written[-1].position, written[-1].id)
+        return True
+
+    def _redraw_under_lock(self) -> None:
+        now = self.store.assignments(self.annotator)
+        self._existing = now
+        self._items = self.store.count_items(), self.store.newest_item_rowid()
+        self._redraw(now)
+        self._tail = None if not now else (now[-1].position, now[-1].id)
+
+    def _redraw(self, now: list[Assignment]) -> None:
+        """Draw what `now` (the stored queue) lacks: the rest of an unfinished draw recorded in `DRAW_META`
+        when `now` ends with its start, else the items not yet in the queue, after its last position."""
+        store, spec, annotator = self.store, self.spec, self.annotator
+        recorded = store.get_meta(self.draw_key)
+        if recorded is not None:
+            start, upto = (int(part) for part in recorded.split())
+            if start <= len(now) and all(a.position == i for i, a in enumerate(now[:start])):
+                ids, _ = store.queue_item_ids(upto)
+                drawn = _new_part(spec, annotator, now[:start], ids)
+                written = now[start:]
+                if len(written) < len(drawn) and all(
+                        _same_place(a, b) for a, b in zip(written, drawn, strict=False)):
+                    self._drawn, self._start, self._upto, self._done = drawn, start, upto, len(written)
+                    return
+        ids, upto = store.queue_item_ids()
+        self._drawn = _new_part(spec, annotator, now, ids)
+        self._start = len(now) if not now else now[-1].position + 1
+        self._upto = upto
+        self._done = 0
+
+    def _draw_value(self) -> str:
+        return f"{self._start} {self._upto}"
+
+    def _forget_draw(self) -> None:
+        """Remove the record of an unfinished draw (under the lock), if there is one."""
+        if self.store.get_meta(self.draw_key) is not None:
+            self.store.db.execute("DELETE FROM meta WHERE key = ?", [self.draw_key])
+
+
+def _same_place(stored: Assignment, drawn: Assignment) -> bool:
+    """Whether a stored assignment is the drawn one (the store gave it an id; the drawn one has 0)."""
+    return stored == replace(drawn, id=stored.id)
 
 
 def _new_part(spec: SessionSpec, annotator: str, existing: Sequence[Assignment], item_ids: Sequence[str],

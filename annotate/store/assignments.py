@@ -91,6 +91,32 @@ class AssignmentsMixin:
                 raise RuntimeError(f"assignment ids not consecutive: {before}..{after} for {len(rows)} rows")
         return before + 1
 
+    def queue_tail(self, annotator: str) -> tuple[int, int] | None:
+        """(position, id) of the last assignment in `annotator`'s queue, None without one: two index
+        lookups, so a queue written a chunk at a time checks under each chunk's lock, without reading
+        the queue, that nobody appended to it or replaced its last row since the previous chunk."""
+        row = self.db.execute(
+            "SELECT a.position, a.id FROM assignments a JOIN annotators n ON n.id = a.annotator_id"
+            " WHERE n.name = ? ORDER BY a.position DESC LIMIT 1", [annotator],
+        ).fetchone()
+        return None if row is None else (int(row[0]), int(row[1]))
+
+    def queue_from(self, annotator: str, position: int) -> list[Assignment]:
+        """`annotator`'s assignments at `position` and after, in order (the part of a queue another start
+        wrote after this one's last chunk)."""
+        rows = self.db.execute(
+            self._ASSIGNMENT_SQL + " WHERE n.name = ? AND a.position >= ? ORDER BY a.position", [annotator, position]
+        )
+        return [self._assignment(r) for r in rows.fetchall()]
+
+    def queue_item_ids(self, upto: int | None = None) -> tuple[list[str], int]:
+        """The ids a default queue draws from, in item order (rowid), those up to rowid `upto` when given,
+        with the newest rowid among them (0 without items): a queue written in chunks records it, so that
+        the next start, after a crash between chunks, draws again from the same items."""
+        sql = "SELECT rowid, id FROM items" + (" WHERE rowid <= ?" if upto is not None else "") + " ORDER BY rowid"
+        rows = self.db.execute(sql, [] if upto is None else [upto]).fetchall()
+        return [r[1] for r in rows], int(rows[-1][0]) if rows else 0
+
     @staticmethod
     def _assignment_sequence(db: Any) -> int:
         """The last id AUTOINCREMENT gave an assignment (0 before the first)."""
