@@ -89,9 +89,12 @@ def ensure_default_queue(store: Store, spec: SessionSpec, annotator: str, *, chu
     (`DefaultQueueWriter`), so the session's write lock is never held for long: a first queue on a
     large session is one row per item.
     """
-    writer = DefaultQueueWriter(store, spec, annotator, chunk_rows=chunk_rows)
-    while writer.write_chunk():
-        pass
+    while True:  # again when items came after the draw (the rest of a draw cut short draws from fewer)
+        writer = DefaultQueueWriter(store, spec, annotator, chunk_rows=chunk_rows)
+        while writer.write_chunk():
+            pass
+        if not writer.wrote or writer.stopped:
+            return
 
 
 class DefaultQueueWriter:
@@ -117,7 +120,14 @@ class DefaultQueueWriter:
         self.key = DEFAULT_QUEUE_META + annotator
         self.draw_key = DRAW_META + annotator
         self.finished = False
+        self.wrote = False
+        """Whether this writer had a queue to write (else the queue covered every item already)."""
+        self.stopped = False
+        """Whether a plan written meanwhile stopped it."""
         self.chunks = 0
+        self.redraws = 0
+        """How often the queue was drawn again under the lock (the queue or the items had changed in a way
+        not explained by another start writing the same draw)."""
         self._drawn: list[Assignment] | None = None
         self._existing: list[Assignment] = []
         self._items: tuple[int, int] = (0, 0)
@@ -140,12 +150,13 @@ class DefaultQueueWriter:
         if self._drawn is None and not self._draw():
             self.finished = True
             return False
+        self.wrote = True
         if self.chunks == 0 and not store.read_only:
             store.prepare_assignment_writes()
         with store.transaction():
             if store.get_meta(PLAN_META_KEY):
                 self._forget_draw()
-                self.finished = True
+                self.finished = self.stopped = True
                 return False
             if not self._as_left() and not self._caught_up():
                 self._redraw_under_lock()
@@ -194,7 +205,8 @@ class DefaultQueueWriter:
         rows before are as this writer left them, the rows after are the draw's next ones); if so, go on
         after them without drawing again."""
         store = self.store
-        if self._drawn is None or store.get_meta(self.draw_key) != self._draw_value():
+        recorded = store.get_meta(self.draw_key)
+        if self._drawn is None or recorded not in (None, self._draw_value()):
             return False
         mine = self._tail if self._tail is not None else (
             (self._existing[-1].position, self._existing[-1].id) if self._existing else None)
@@ -207,14 +219,16 @@ class DefaultQueueWriter:
                 return False
             written = rows[1:]
         ahead = self._drawn[self._done :]
-        if not written or len(written) >= len(ahead) or not all(
-                _same_place(a, b) for a, b in zip(written, ahead, strict=False)):
+        # With the record: part of the draw is written. Without it: the other start wrote all of it.
+        fits = len(written) == len(ahead) if recorded is None else 0 < len(written) < len(ahead)
+        if not written or not fits or not all(_same_place(a, b) for a, b in zip(written, ahead, strict=False)):
             return False
         self._done += len(written)
         self._tail = (written[-1].position, written[-1].id)
         return True
 
     def _redraw_under_lock(self) -> None:
+        self.redraws += 1
         now = self.store.assignments(self.annotator)
         self._existing = now
         self._items = self.store.count_items(), self.store.newest_item_rowid()
