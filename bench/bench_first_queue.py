@@ -47,14 +47,14 @@ def old_first_queue(store: Store, spec: SessionSpec, annotator: str) -> None:
         return
     existing = store.assignments(annotator)
     items = store.count_items(), store.newest_item_rowid()
-    drawn = _new_part(spec, annotator, existing, store.item_ids())
+    drawn = list(_new_part(spec, annotator, existing, store.item_ids()))  # every Assignment made, as then
     store.prepare_assignment_writes()
     with store.transaction():
         if store.get_meta(PLAN_META_KEY):
             return
         now = store.assignments(annotator)
         if now != existing or (store.count_items(), store.newest_item_rowid()) != items:
-            drawn = _new_part(spec, annotator, now, store.item_ids())
+            drawn = list(_new_part(spec, annotator, now, store.item_ids()))
         if drawn:
             store.insert_assignments(drawn)
         store.set_meta(key, str(newest))

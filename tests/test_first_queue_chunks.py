@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import random
 import signal
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +20,55 @@ from conftest import make_item
 from annotate.design import RANK_SLOTS
 from annotate.model import Assignment, Item, Judgment, Message, Response, Timings
 from annotate.plan import PLAN_META_KEY, Rates, apply_plan, ensure_queue
-from annotate.plan.default import DEFAULT_QUEUE_META, DRAW_META, DefaultQueueWriter, _new_part
+from annotate.plan.default import (
+    DEFAULT_QUEUE_META,
+    DRAW_META,
+    DefaultQueueWriter,
+    annotator_seed,
+    draw_default_queue,
+)
+from annotate.plan.orders import default_orders
 from annotate.session import create_session, load_session
 from annotate.spec import SessionSpec
 from annotate.store import Store, utc_now
 from annotate.store.tallies import recount, session_tally
+
+
+def old_default_queue(
+    item_ids: Sequence[str], session_seed: int, annotator: str, *, start: int = 0,
+    pairwise: bool = True, ranked: Sequence[str] = (),
+) -> list[Assignment]:
+    """`default_queue` of e28079b, verbatim (every Assignment made at once)."""
+    seed = annotator_seed(session_seed, annotator)
+    rng = random.Random(seed * 1_000_003 + start)
+    order = list(item_ids)
+    rng.shuffle(order)
+    n = len(order)
+    swapped_count = n // 2 + (1 if n % 2 and rng.random() < 0.5 else 0)
+    flags = [True] * swapped_count + [False] * (n - swapped_count)
+    rng.shuffle(flags)
+    orders: list[tuple[str, ...]] = [()] * n
+    if ranked:
+        orders = default_orders(n, ranked, rng)
+    if not pairwise or ranked:
+        flags = [False] * n
+    return [
+        Assignment(id=0, annotator=annotator, item_id=item_id, position=start + i, swapped=flag, seed=seed,
+                   order=shown)
+        for i, (item_id, flag, shown) in enumerate(zip(order, flags, orders, strict=True))
+    ]
+
+
+def old_new_part(spec: SessionSpec, annotator: str, existing: Sequence[Assignment], item_ids: Sequence[str],
+                 ) -> list[Assignment]:
+    """`_new_part` of e28079b, verbatim but for calling `old_default_queue`."""
+    assigned = {a.item_id for a in existing}
+    new_ids = [item_id for item_id in item_ids if item_id not in assigned]
+    if not new_ids:
+        return []
+    start = max((a.position for a in existing), default=-1) + 1
+    return old_default_queue(new_ids, spec.seed, annotator, start=start, pairwise=spec.schema.sided,
+                             ranked=spec.schema.slots if spec.schema.ranked is not None else ())
 
 
 def single_transaction_queue(store: Store, spec: SessionSpec, annotator: str) -> None:
@@ -36,13 +82,13 @@ def single_transaction_queue(store: Store, spec: SessionSpec, annotator: str) ->
         return
     existing = store.assignments(annotator)
     items = store.count_items(), store.newest_item_rowid()
-    drawn = _new_part(spec, annotator, existing, store.item_ids())
+    drawn = old_new_part(spec, annotator, existing, store.item_ids())
     with store.transaction():
         if store.get_meta(PLAN_META_KEY):
             return
         now = store.assignments(annotator)
         if now != existing or (store.count_items(), store.newest_item_rowid()) != items:
-            drawn = _new_part(spec, annotator, now, store.item_ids())
+            drawn = old_new_part(spec, annotator, now, store.item_ids())
         if drawn:
             store.insert_assignments(drawn)
         store.set_meta(key, str(newest))
@@ -97,6 +143,21 @@ def check_whole(store: Store, name: str, expected: tuple[list[tuple[Any, ...]], 
     assert store.get_meta(DEFAULT_QUEUE_META + name) == expected[1]
     assert store.get_meta(DRAW_META + name) is None
     assert session_tally(store) == recount(store)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 10, 11, 257])
+def test_the_lazy_draw_is_the_old_draw(n: int) -> None:
+    ids = [f"x{i}" for i in range(n)]
+    for seed, start, pairwise, ranked in [(0, 0, True, ()), (7, 13, True, ()), (3, 0, False, ()),
+                                          (5, 4, True, RANK_SLOTS[:4]), (9, 0, True, RANK_SLOTS[:3])]:
+        old = old_default_queue(ids, seed, "ann", start=start, pairwise=pairwise, ranked=ranked)
+        drawn = draw_default_queue(ids, seed, "ann", start=start, pairwise=pairwise, ranked=ranked)
+        assert list(drawn) == old and len(drawn) == n
+        assert drawn[2:9] == old[2:9] and drawn[5:] == old[5:] and drawn[::3] == old[::3]
+        if n:
+            assert drawn[-1] == old[-1] and drawn[0] == old[0]
+        with pytest.raises(IndexError):
+            drawn[n]
 
 
 @pytest.mark.parametrize(("kind", "n", "chunk_rows"), [

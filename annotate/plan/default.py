@@ -11,6 +11,7 @@ import random
 import zlib
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import overload
 
 from annotate.model import Assignment
 from annotate.plan.orders import default_orders
@@ -41,6 +42,17 @@ def default_queue(
     so items appended later are drawn independently of the first batch. The returned assignments
     have `id` 0 (the store gives ids).
     """
+    return list(draw_default_queue(item_ids, session_seed, annotator, start=start, pairwise=pairwise,
+                                   ranked=ranked))
+
+
+def draw_default_queue(
+    item_ids: Sequence[str], session_seed: int, annotator: str, *, start: int = 0,
+    pairwise: bool = True, ranked: Sequence[str] = (),
+) -> DrawnQueue:
+    """`default_queue` drawn (the same order, sides and display orders) but made into Assignments only
+    when read: on a million items making them all costs several seconds, and a queue written a chunk at
+    a time needs one chunk's before it writes the first."""
     seed = annotator_seed(session_seed, annotator)
     rng = random.Random(seed * 1_000_003 + start)
     order = list(item_ids)
@@ -54,11 +66,40 @@ def default_queue(
         orders = default_orders(n, ranked, rng)
     if not pairwise or ranked:
         flags = [False] * n
-    return [
-        Assignment(id=0, annotator=annotator, item_id=item_id, position=start + i, swapped=flag, seed=seed,
-                   order=shown)
-        for i, (item_id, flag, shown) in enumerate(zip(order, flags, orders, strict=True))
-    ]
+    return DrawnQueue(annotator, seed, start, order, flags, orders)
+
+
+class DrawnQueue(Sequence[Assignment]):
+    """A drawn default queue: the assignment at index i (position `start + i`) is made when read."""
+
+    def __init__(self, annotator: str, seed: int, start: int, order: list[str], flags: list[bool],
+                 orders: list[tuple[str, ...]]) -> None:
+        if not len(order) == len(flags) == len(orders):
+            raise ValueError(f"{len(order)} items, {len(flags)} sides, {len(orders)} display orders")
+        self.annotator, self.seed, self.start = annotator, seed, start
+        self._order, self._flags, self._orders = order, flags, orders
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    @overload
+    def __getitem__(self, index: int) -> Assignment: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Assignment]: ...
+
+    def __getitem__(self, index: int | slice) -> Assignment | list[Assignment]:
+        if isinstance(index, slice):
+            return [self._make(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._make(index)
+
+    def _make(self, i: int) -> Assignment:
+        return Assignment(id=0, annotator=self.annotator, item_id=self._order[i], position=self.start + i,
+                          swapped=self._flags[i], seed=self.seed, order=self._orders[i])
 
 
 DEFAULT_QUEUE_META = "default_queue_upto:"
@@ -70,10 +111,11 @@ a chunk at a time (set with the first chunk, removed with the last): the draw be
 drew from the items up to rowid UPTO, so a start after a crash between chunks draws the same queue again
 and writes the rest of it."""
 
-CHUNK_ROWS = 1000
-"""Assignments written per transaction. A row costs about 30-50 us of CPU under the write lock (its foreign
-keys, indexes and the tallies' triggers; more on a busy host), so a chunk holds the lock some 30-50 ms and
-the other annotators' submits land between chunks (bench/bench_first_queue.py measures it)."""
+CHUNK_ROWS = 300
+"""Assignments written per transaction. Under the write lock a row costs some 70-140 us of CPU on a busy
+host (load 3-6: its foreign keys and indexes, the open queue's and the tallies' triggers, the commit's pages
+of the WAL), more as the file grows; 300 rows hold the lock about 20-45 ms of CPU, and the other annotators'
+submits land between chunks (bench/bench_first_queue.py prints the holds and their latency)."""
 
 
 def ensure_default_queue(store: Store, spec: SessionSpec, annotator: str, *, chunk_rows: int = CHUNK_ROWS) -> None:
@@ -128,7 +170,7 @@ class DefaultQueueWriter:
         self.redraws = 0
         """How often the queue was drawn again under the lock (the queue or the items had changed in a way
         not explained by another start writing the same draw)."""
-        self._drawn: list[Assignment] | None = None
+        self._drawn: Sequence[Assignment] | None = None
         self._existing: list[Assignment] = []
         self._items: tuple[int, int] = (0, 0)
         self._start = 0
@@ -153,6 +195,8 @@ class DefaultQueueWriter:
         self.wrote = True
         if self.chunks == 0 and not store.read_only:
             store.prepare_assignment_writes()
+        assert self._drawn is not None
+        made = self._drawn, self._done, self._drawn[self._done : self._done + self.chunk_rows]  # before the lock
         with store.transaction():
             if store.get_meta(PLAN_META_KEY):
                 self._forget_draw()
@@ -160,8 +204,8 @@ class DefaultQueueWriter:
                 return False
             if not self._as_left() and not self._caught_up():
                 self._redraw_under_lock()
-            assert self._drawn is not None
-            chunk = self._drawn[self._done : self._done + self.chunk_rows]
+            same = made[0] is self._drawn and made[1] == self._done
+            chunk = made[2] if same else self._drawn[self._done : self._done + self.chunk_rows]
             if chunk:
                 first_id = store.insert_assignments(chunk)
                 self._done += len(chunk)
@@ -218,10 +262,11 @@ class DefaultQueueWriter:
             if mine[0] != next_position - 1 or not rows or (rows[0].position, rows[0].id) != mine:
                 return False
             written = rows[1:]
-        ahead = self._drawn[self._done :]
+        ahead = len(self._drawn) - self._done
         # With the record: part of the draw is written. Without it: the other start wrote all of it.
-        fits = len(written) == len(ahead) if recorded is None else 0 < len(written) < len(ahead)
-        if not written or not fits or not all(_same_place(a, b) for a, b in zip(written, ahead, strict=False)):
+        fits = len(written) == ahead if recorded is None else 0 < len(written) < ahead
+        if not written or not fits or not all(_same_place(a, b) for a, b in zip(
+                written, self._drawn[self._done : self._done + len(written)], strict=True)):
             return False
         self._done += len(written)
         self._tail = (written[-1].position, written[-1].id)
@@ -247,7 +292,7 @@ class DefaultQueueWriter:
                 drawn = _new_part(spec, annotator, now[:start], ids)
                 written = now[start:]
                 if len(written) < len(drawn) and all(
-                        _same_place(a, b) for a, b in zip(written, drawn, strict=False)):
+                        _same_place(a, b) for a, b in zip(written, drawn[: len(written)], strict=True)):
                     self._drawn, self._start, self._upto, self._done = drawn, start, upto, len(written)
                     return
         ids, upto = store.queue_item_ids()
@@ -271,15 +316,15 @@ def _same_place(stored: Assignment, drawn: Assignment) -> bool:
 
 
 def _new_part(spec: SessionSpec, annotator: str, existing: Sequence[Assignment], item_ids: Sequence[str],
-              ) -> list[Assignment]:
+              ) -> Sequence[Assignment]:
     """The assignments a default queue of `existing` ones lacks for `item_ids`, after the last of them."""
     assigned = {a.item_id for a in existing}
     new_ids = [item_id for item_id in item_ids if item_id not in assigned]
     if not new_ids:
         return []
     start = max((a.position for a in existing), default=-1) + 1
-    return default_queue(new_ids, spec.seed, annotator, start=start, pairwise=spec.schema.sided,
-                         ranked=spec.schema.slots if spec.schema.ranked is not None else ())
+    return draw_default_queue(new_ids, spec.seed, annotator, start=start, pairwise=spec.schema.sided,
+                              ranked=spec.schema.slots if spec.schema.ranked is not None else ())
 
 
 def ensure_queue(store: Store, spec: SessionSpec, annotator: str) -> list[Assignment]:
