@@ -251,6 +251,21 @@ def test_a_queue_changed_by_hand_after_a_kill_is_extended_by_the_old_rule(tmp_pa
         assert store.get_meta(DEFAULT_QUEUE_META + "ann") == "40"
 
 
+def test_the_first_plan_after_a_kill_between_chunks_leaves_no_unfinished_draw(tmp_path: Path) -> None:
+    spec = session(tmp_path, "s", "pairwise", 30)
+    _killed_after(spec, 1, chunk_rows=10)
+    _killed_after(spec, 1, chunk_rows=10, name="bob")
+    with Store.open(spec.db) as store:
+        store.set_meta("defaultXqueueXdraw:x", "not a draw record")  # the "_" of the prefix is no wildcard
+        assert store.get_meta(DRAW_META + "ann") == store.get_meta(DRAW_META + "bob") == "0 30"
+        apply_plan(store, spec, ["ann", "carol"], 2, Rates(), 3, dry_run=True)
+        assert store.get_meta(DRAW_META + "ann") == "0 30"  # a dry run writes nothing
+        apply_plan(store, spec, ["ann", "carol"], 2, Rates(), 3)
+        assert store.get_meta(DRAW_META + "ann") is store.get_meta(DRAW_META + "bob") is None
+        assert store.get_meta("defaultXqueueXdraw:x") == "not a draw record"
+        assert store.assignments("bob") == [] and len(store.assignments("ann")) == 30
+
+
 def _start_at_once(spec_path: str, name: str, chunk_rows: int, barrier: Any, results: Any) -> None:
     try:
         spec = load_session(spec_path)

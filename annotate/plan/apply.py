@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotate.model import Assignment
-from annotate.plan.default import PLAN_META_KEY
+from annotate.plan.default import PLAN_META_KEY, forget_unfinished_draws
 from annotate.plan.planner import (
     PLAN_INPUTS_KEY,
     PLANNED_PURPOSES,
@@ -85,6 +85,8 @@ def apply_plan(
             return AppliedPlan(plan, (), tuple(dropped), previous, dry_run=True)
         if dropped:
             store.delete_assignments([a.id for a in dropped])
+        if previous is None:
+            forget_unfinished_draws(store)
         for name in plan.inputs["annotators"]:  # ids in name order, not in set order
             store.ensure_annotator(name)
         added = store.add_assignments(plan.new) if plan.new else []

@@ -310,6 +310,12 @@ class DefaultQueueWriter:
             self.store.db.execute("DELETE FROM meta WHERE key = ?", [self.draw_key])
 
 
+def forget_unfinished_draws(store: Store) -> None:
+    """Remove every record of a default queue cut short between chunks (`DRAW_META`): the first plan
+    (`apply_plan`, in its transaction) ends default queues, so none of them will be finished."""
+    store.db.execute("DELETE FROM meta WHERE key LIKE ? ESCAPE '!'", [DRAW_META.replace("_", "!_") + "%"])
+
+
 def _same_place(stored: Assignment, drawn: Assignment) -> bool:
     """Whether a stored assignment is the drawn one (the store gave it an id; the drawn one has 0)."""
     return stored == replace(drawn, id=stored.id)
