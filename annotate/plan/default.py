@@ -178,11 +178,6 @@ class DefaultQueueWriter:
         self._done = 0
         self._tail: tuple[int, int] | None = None
 
-    @property
-    def remaining(self) -> int:
-        """Assignments of the current draw not yet written (0 before the first `write_chunk`)."""
-        return 0 if self._drawn is None else len(self._drawn) - self._done
-
     def write_chunk(self) -> bool:
         """Write the next chunk in one transaction; whether there is more to write (False once the queue
         is complete, when nothing was to be written, or when a plan stopped it)."""
