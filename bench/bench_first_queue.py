@@ -1,6 +1,8 @@
 """A newcomer's first start on a large session: the default queue written in one transaction (the code
 before, kept here as `old_first_queue`) against a chunk a transaction (`DefaultQueueWriter`), while
-another annotator submits judgments nonstop through its own Store in another process.
+another annotator submits judgments nonstop through its own Store in another process. "new" is always
+chunked here (`--chunk-rows`, default CHUNK_ROWS), also below `WHOLE_QUEUE_ROWS`, where the app writes a
+queue in one transaction, as the old code did.
 
 For each size it builds a session of N short items (`store.add_items`, as bench/stress_concurrent.py
 does), gives the submitting annotator a queue, starts the submitter, then runs the newcomer's start

@@ -406,3 +406,21 @@ def test_status_tallies_right_after_every_chunk(tmp_path: Path) -> None:
                 break
         assert written == [[6], [12], [18], [24], [25]]
         assert session_tally(store).overlap == (0, 25)
+
+
+@pytest.mark.parametrize(("n", "whole", "chunks"), [(40, 40, 1), (40, 39, -(-40 // 7)), (0, 10, 1)])
+def test_by_default_a_queue_up_to_the_whole_limit_is_one_transaction(tmp_path: Path, monkeypatch: Any, n: int,
+                                                                     whole: int, chunks: int) -> None:
+    """Chunks cost the newcomer more in all, so only a queue past `WHOLE_QUEUE_ROWS` is chunked (by
+    `CHUNK_ROWS`); below it the queue is the single transaction's, written in one."""
+    import annotate.plan.default as default
+
+    monkeypatch.setattr(default, "WHOLE_QUEUE_ROWS", whole)
+    monkeypatch.setattr(default, "CHUNK_ROWS", 7)
+    spec = session(tmp_path, "s", "pairwise", n)
+    with Store.open(spec.db) as store:
+        writer = DefaultQueueWriter(store, spec, "ann")
+        while writer.write_chunk():
+            pass
+        assert writer.chunks == chunks
+        check_whole(store, "ann", oracle(tmp_path, "pairwise", [("add", n), ("start", 0)]))

@@ -117,8 +117,14 @@ host (load 3-6: its foreign keys and indexes, the open queue's and the tallies' 
 of the WAL), more as the file grows; 300 rows hold the lock about 20-45 ms of CPU, and the other annotators'
 submits land between chunks (bench/bench_first_queue.py prints the holds and their latency)."""
 
+WHOLE_QUEUE_ROWS = 10_000
+"""A queue to write of up to this many rows is written in one transaction, as before chunks: chunks cost the
+newcomer more in all (each commit writes again the WAL pages of the tallies and indexes its rows touch,
+scattered over the file: 1.7-1.9x the CPU of one transaction at 100k items), which is worth paying only where
+one transaction would hold the lock for seconds (at 10k about 0.4-0.8 s, at 100k 8-10 s: bench_first_queue)."""
 
-def ensure_default_queue(store: Store, spec: SessionSpec, annotator: str, *, chunk_rows: int = CHUNK_ROWS) -> None:
+
+def ensure_default_queue(store: Store, spec: SessionSpec, annotator: str, *, chunk_rows: int | None = None) -> None:
     """Create the annotator's default queue, or extend it with items added since, when the session
     has no plan. Cheap when nothing is new (two meta reads and an index lookup), so starting the app
     costs the same on a large session.
@@ -129,7 +135,8 @@ def ensure_default_queue(store: Store, spec: SessionSpec, annotator: str, *, chu
 
     The queue is written `chunk_rows` assignments a transaction, in position order
     (`DefaultQueueWriter`), so the session's write lock is never held for long: a first queue on a
-    large session is one row per item.
+    large session is one row per item. By default (None) a queue of up to `WHOLE_QUEUE_ROWS` rows is
+    written in one transaction and a longer one `CHUNK_ROWS` a transaction.
     """
     while True:  # again when items came after the draw (the rest of a draw cut short draws from fewer)
         writer = DefaultQueueWriter(store, spec, annotator, chunk_rows=chunk_rows)
@@ -155,8 +162,8 @@ class DefaultQueueWriter:
     rest of the same draw (`DRAW_META`).
     """
 
-    def __init__(self, store: Store, spec: SessionSpec, annotator: str, *, chunk_rows: int = CHUNK_ROWS) -> None:
-        if chunk_rows < 1:
+    def __init__(self, store: Store, spec: SessionSpec, annotator: str, *, chunk_rows: int | None = None) -> None:
+        if chunk_rows is not None and chunk_rows < 1:
             raise ValueError(f"chunk_rows must be at least 1, not {chunk_rows}")
         self.store, self.spec, self.annotator, self.chunk_rows = store, spec, annotator, chunk_rows
         self.key = DEFAULT_QUEUE_META + annotator
@@ -191,6 +198,9 @@ class DefaultQueueWriter:
         if self.chunks == 0 and not store.read_only:
             store.prepare_assignment_writes()
         assert self._drawn is not None
+        if self.chunk_rows is None:  # decided once, by the whole queue to write (`WHOLE_QUEUE_ROWS`)
+            rest = len(self._drawn) - self._done
+            self.chunk_rows = max(rest, 1) if rest <= WHOLE_QUEUE_ROWS else CHUNK_ROWS
         made = self._drawn, self._done, self._drawn[self._done : self._done + self.chunk_rows]  # before the lock
         with store.transaction():
             if store.get_meta(PLAN_META_KEY):
