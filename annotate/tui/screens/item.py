@@ -5,8 +5,9 @@ how their answer becomes a Judgment. Everything else lives here and in the mixin
 navigation (item_nav: submit and move on, back, next unfinished, skip), the answer keys
 (item_answer: digits, rationale, confidence), scrolling and linked scrolling (item_scroll),
 reading ahead (item_ahead), copying the text selected with the mouse (item_copy), the progress
-line and its notices (item_progress); here the layout, showing an item, the guideline panel, the
-per-item clock and the event log.
+line and its notices (item_progress), drawing a new item without waiting for the frame timer
+(item_frame); here the layout, showing an item, the guideline panel, the per-item clock and the
+event log.
 
 Blind by construction: panes receive `Doc`s built by `annotate.tui.content`, which carry only
 conversation and response text; titles are fixed strings; the progress line shows the queue
@@ -39,6 +40,7 @@ from annotate.tui.screens.item_answer import AnswerKeys
 from annotate.tui.screens.item_context import EarlierTurns
 from annotate.tui.screens.item_copy import TextCopy
 from annotate.tui.screens.item_flag import Flagging
+from annotate.tui.screens.item_frame import FrameAtOnce
 from annotate.tui.screens.item_nav import Navigation
 from annotate.tui.screens.item_progress import ProgressNotices
 from annotate.tui.screens.item_scroll import PaneScrolling
@@ -77,7 +79,7 @@ def digit_bindings(described: dict[str, tuple[str, str]]) -> list[BindingType]:
 
 
 class ItemScreen(SpanMarking, AnswerKeys, Navigation, Flagging, EarlierTurns, PaneSearch, PaneScrolling, ReadAhead,
-                 TextCopy, ProgressNotices, Screen[None]):
+                 TextCopy, ProgressNotices, FrameAtOnce, Screen[None]):
     """Shows one assignment at a time and records what the annotator does with it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -335,6 +337,7 @@ class ItemScreen(SpanMarking, AnswerKeys, Navigation, Flagging, EarlierTurns, Pa
         self.record("item.shown", by_annotator=False, position=assignment.position,
                     revising=stored is not None)
         self._read_ahead(index)
+        self.draw_next_frame_at_once()
         self.call_after_refresh(self._painted)
 
     def _unreadable(self, index: int, error: Exception) -> None:

@@ -1,0 +1,46 @@
+"""FrameAtOnce: the frame that shows a new item is drawn as soon as the screen is idle.
+
+Textual draws a screen's changes from a timer that ticks at most 60 times a second: after a frame
+it waits out the rest of 1/60 s before the next. The answer key (`1`) draws a frame, so the Enter
+that follows it within a few milliseconds found the timer waiting, and the next item reached the
+terminal 10-25 ms after it was ready (measured in tmux: the frame started 15-30 ms after the key's
+handler had ended, on a key path of 11 ms of CPU). The wait is there to merge many small updates
+(scrolling with a held key) into one frame; a new item is one large update made all at once, so
+its frame goes out at once, drawn exactly as the timer would draw it (`Screen._on_timer_update`).
+
+A mixin of ItemScreen: `draw_next_frame_at_once` is called by `show_index`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import events
+
+if TYPE_CHECKING:
+    from annotate.tui.screens.item import ItemScreen
+
+    _Base = ItemScreen
+else:
+    _Base = object
+
+
+class FrameAtOnce(_Base):
+    """Draws an ItemScreen's next frame without waiting for Textual's frame timer."""
+
+    _frame_at_once = False
+
+    def draw_next_frame_at_once(self) -> None:
+        """Draw the changes made so far as soon as the screen is next idle (not at the timer's tick)."""
+        self._frame_at_once = True
+
+    async def _on_idle(self, event: events.Idle) -> None:
+        """Screen's idle handler draws through its frame timer; the frame asked for is drawn here
+        instead (the timer, if it ticks later, finds nothing left to draw)."""
+        if not self._frame_at_once or self.app._batch_count or not self.is_current:
+            return  # Screen._on_idle runs next
+        if not (self._layout_required or self._scroll_required or self._repaint_required or self._dirty_widgets):
+            return
+        self._frame_at_once = False
+        event.prevent_default()
+        self._on_timer_update()
