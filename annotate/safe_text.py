@@ -41,6 +41,12 @@ _UNSAFE = re.compile(
     f"(?P<flag>{_FLAG})|[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\u2028\u2029{_BIDI}{_TAGS}]"
 )
 
+_UNSAFE_CHAR = re.compile(f"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\u2028\u2029{_BIDI}{_TAGS}]")
+"""The characters `_UNSAFE`'s matches are made of (a flag holds tag characters; CR is one of them):
+text without any of them is safe as it is."""
+_ASCII_SHOWN = bytes(range(0x20, 0x7F)) + b"\t\n"
+"""The ASCII characters `sanitize` keeps as they are."""
+
 
 def placeholder(char: str) -> str:
     """The visible stand-in for one unsafe character.
@@ -64,6 +70,11 @@ def sanitize(text: str) -> str:
     >>> sanitize("a\\x1b[2Jb")
     'a␛[2Jb'
     """
+    if text.isascii():  # O(1); the check below is one pass in C, where `_UNSAFE` takes ~25x longer
+        if not text.encode("ascii").translate(None, _ASCII_SHOWN):
+            return text
+    elif _UNSAFE_CHAR.search(text) is None:
+        return text
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
     if _UNSAFE.search(text) is None:

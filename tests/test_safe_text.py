@@ -60,3 +60,31 @@ def test_invisible_tag_characters_become_visible_but_subdivision_flags_stay() ->
     assert is_safe(england)
     assert sanitize(hidden) == "ok⟨U+E0049⟩⟨U+E0067⟩⟨U+E006E⟩⟨U+E006F⟩⟨U+E0072⟩⟨U+E0065⟩"
     assert not is_safe(hidden)
+
+
+def _sanitize_by_regex_alone(text: str) -> str:
+    """`sanitize` as it was before its fast paths (ASCII, no unsafe character): the reference."""
+    from annotate.safe_text import _UNSAFE
+
+    text = text.replace("\r\n", "\n")
+    return _UNSAFE.sub(lambda m: m.group() if m.group("flag") else placeholder(m.group()), text)
+
+
+def test_the_fast_paths_give_what_the_regex_alone_gives() -> None:
+    import random
+
+    from hostile_corpus import hostile_strings
+
+    alphabet = (
+        [chr(c) for c in range(0x00, 0x100)] + ["\r\n", "\u2028", "\u2029", "\u061c", "\u200e", "\u202e", "\u2066",
+                                                "\U000e0041", "\U000e007f", "\U0001f3f4", "é", "漢", "😀", "\u00a0"]
+        + ["\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"]  # England's flag
+    )
+    rng = random.Random(3)
+    texts = [text for _name, text in hostile_strings(include_huge=False)]
+    for _ in range(3000):
+        pool = alphabet if rng.random() < 0.5 else [chr(c) for c in range(0x20, 0x7F)] + ["\n", "\t", "\r", "\x1b"]
+        texts.append("".join(rng.choice(pool) for _ in range(rng.randint(0, 40))))
+    texts += ["plain ascii\n\twith tabs", "ünïcödé only", "a\r\nb", "\r", ""]
+    for text in texts:
+        assert sanitize(text) == _sanitize_by_regex_alone(text), repr(text)

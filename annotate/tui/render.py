@@ -6,12 +6,13 @@ Rich into `Strip`s per width and a `DocView` paints only the lines in view; chan
 one list for another.
 
 Lazily: rendering a 10k-character response takes ~25 ms and a 50k one ~200 ms, too long to sit
-between a key press and the next item. A `DocLines` cuts the document cheaply into parts (fixed
+between a key press and the next item. A `DocLines` cuts the document into parts (fixed
 headings, and runs of top-level Markdown blocks cut where CommonMark must start a new block, see
-`split_markdown`), renders them in order only as far as asked (`ensure`: the view asks for its
-first screenful) and estimates the height of the rest until it is rendered (by the render thread,
-`queue.Prefetcher`). All parts together give exactly the lines of rendering the whole document in
-one go (`render_lines`; tests/tui/test_render_lazy.py compares them).
+`markdown_runs`), renders them in order only as far as asked (`ensure`: the view asks for its
+first screenful), cutting the text only that far too, and estimates the height of the rest until
+it is rendered (by the render thread, `queue.Prefetcher`). All parts together give exactly the
+lines of rendering the whole document in one go (`render_lines`; tests/tui/test_render_lazy.py
+compares them).
 
 Safety: every text goes through `annotate.safe_text.sanitize` first (terminal controls become
 visible placeholders); Markdown is parsed with raw HTML turned off, so tags show as typed and
@@ -26,7 +27,7 @@ import io
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -41,7 +42,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from annotate.safe_text import sanitize
-from annotate.tui.markdown_runs import split_markdown
+from annotate.tui.markdown_runs import iter_runs
 
 CODE_THEME = "monokai"
 """Pygments theme for fenced code blocks."""
@@ -201,22 +202,42 @@ class _Run:
     references: dict[str, Any] | None
 
 
-def _parts(doc: Doc) -> list[RenderableType | _Run]:
-    """The document as fixed lines and Markdown runs, in order (what `renderable` puts in a Group)."""
-    parts: list[RenderableType | _Run] = []
+@dataclass(frozen=True)
+class _Text:
+    """A `Block`'s Markdown text, sanitised, before it is cut into runs."""
+
+    text: str
+    dim: bool
+    references: dict[str, Any] | None
+
+
+def _pieces(doc: Doc) -> list[RenderableType | _Text]:
+    """The document as fixed lines and whole Markdown texts, in order (what `renderable` puts in a
+    Group, the texts not yet cut: `_parts`)."""
+    pieces: list[RenderableType | _Text] = []
     for index, block in enumerate(doc.blocks):
         if block.heading:
             if index:
-                parts.append(Text(""))
-            parts.append(Text(block.heading, style="bold reverse"))
+                pieces.append(Text(""))
+            pieces.append(Text(block.heading, style="bold reverse"))
         if not block.text.strip():
             empty = Text(block.empty, style="italic dim")
-            parts.append(Styled(empty, "dim") if block.dim else empty)
+            pieces.append(Styled(empty, "dim") if block.dim else empty)
             continue
         text = sanitize(block.text)
-        references = _references(text)
-        parts.extend(_Run(run, block.dim, i == 0, references) for i, run in enumerate(split_markdown(text)))
-    return parts
+        pieces.append(_Text(text, block.dim, _references(text)))
+    return pieces
+
+
+def _parts(pieces: list[RenderableType | _Text]) -> Iterator[RenderableType | _Run]:
+    """The fixed lines and the Markdown runs of `pieces`, in order, each text cut only as far as its
+    runs are asked for."""
+    for piece in pieces:
+        if isinstance(piece, _Text):
+            for i, run in enumerate(iter_runs(piece.text)):
+                yield _Run(run, piece.dim, i == 0, piece.references)
+        else:
+            yield piece
 
 
 class DocLines:
@@ -235,13 +256,17 @@ class DocLines:
         self.lines: list[Strip] = []
         """The lines rendered so far, from the top."""
         self._cells = max(width, 8)
-        self._parts = _parts(doc)
-        self._estimates = [_estimate(p.text, self._cells) if isinstance(p, _Run) else 1 for p in self._parts]
-        self._rest = sum(self._estimates)
-        self._next = 0
+        pieces = _pieces(doc)
+        # A text's estimate is the sum of its runs' (they are its lines, cut into consecutive runs),
+        # so the texts are cut only as far as they are rendered.
+        self._rest = sum(_estimate(p.text, self._cells) if isinstance(p, _Text) else 1 for p in pieces)
+        self._chars = [0, sum(len(p.text) for p in pieces if isinstance(p, _Text))]
+        self._parts = _parts(pieces)
+        self._part = next(self._parts, None)
+        """The next part to render; None once every part is rendered."""
         self._blank_line_next = False
         """Rich's state between the runs of one Markdown: a blank line before the next block."""
-        self._complete = not self._parts
+        self._complete = self._part is None
         self._callbacks: list[Callable[[], None]] = []
         self._lock = threading.Lock()
 
@@ -257,8 +282,9 @@ class DocLines:
 
     @property
     def progress(self) -> tuple[int, int]:
-        """(parts rendered, parts) for tests and benchmarks."""
-        return self._next, len(self._estimates)
+        """(characters of Markdown rendered, characters of Markdown in all), sanitised, for tests and
+        benchmarks."""
+        return self._chars[0], self._chars[1]
 
     def ensure(self, count: int) -> bool:
         """Render parts until there are `count` lines or the document is complete; True if it
@@ -306,10 +332,11 @@ class DocLines:
 
     def _render_next(self) -> None:
         """Render the next part (the lock is held)."""
-        index = self._next
-        part = self._parts[index]
+        part = self._part
+        assert part is not None
         console = _console()
         options = _options(console, self._cells)
+        shown: RenderableType
         if isinstance(part, _Run):
             markdown = SafeMarkdown(part.text, part.references)
             tokens = markdown.parsed
@@ -321,14 +348,19 @@ class DocLines:
                 self._blank_line_next = False
             if tokens:  # the last token closes a top-level block; after an hr, Rich adds no blank line
                 self._blank_line_next = tokens[-1].type != "hr"
-            part = Styled(markdown, "dim") if part.dim else markdown
-        lines = console.render_lines(part, options, pad=True, new_lines=False)
+            shown = Styled(markdown, "dim") if part.dim else markdown
+        else:
+            shown = part
+        lines = console.render_lines(shown, options, pad=True, new_lines=False)
         self.lines.extend(_strip(line, self._cells) for line in lines)
-        self._rest -= self._estimates[index]
-        self._next = index + 1
-        if self._next == len(self._parts):
+        if isinstance(part, _Run):
+            self._rest -= _estimate(part.text, self._cells)
+            self._chars[0] += len(part.text) + (0 if part.first else 1)  # the newline cut before it
+        else:
+            self._rest -= 1
+        self._part = next(self._parts, None)
+        if self._part is None:
             _strip_trailing_blanks(self.lines)
-            self._parts = []
             self._complete = True
 
 

@@ -13,7 +13,8 @@ from hostile_corpus import hostile_strings
 
 from annotate.model import Item, Message, Response
 from annotate.tui import make_app, queue
-from annotate.tui.render import Block, Doc, DocLines, render_lines, split_markdown
+from annotate.tui.markdown_runs import split_markdown
+from annotate.tui.render import Block, Doc, DocLines, render_lines
 from annotate.tui.widgets.response_pane import ResponsePane
 from tests.tui.conftest import make_session
 
@@ -61,6 +62,34 @@ def test_parts_give_exactly_the_lines_of_the_whole_document() -> None:
     for doc in documents():
         for width in (5, 40, 76):
             assert segments(DocLines(doc, width).finish()) == segments(render_lines(doc, width)), (doc.key, width)
+
+
+def _estimates_of_every_part(doc: Doc, width: int) -> list[int]:
+    """Each part's estimated lines, the document cut into every part first (as DocLines did before it
+    cut texts only as far as it renders them)."""
+    from annotate.safe_text import sanitize
+    from annotate.tui.render import _estimate
+
+    estimates: list[int] = []
+    for index, block in enumerate(doc.blocks):
+        if block.heading:
+            estimates += [1, 1] if index else [1]
+        if not block.text.strip():
+            estimates.append(1)
+            continue
+        estimates += [_estimate(run, max(width, 8)) for run in split_markdown(sanitize(block.text))]
+    return estimates
+
+
+def test_the_height_estimated_is_the_sum_over_every_part_cut_in_advance() -> None:
+    for doc in documents()[::3]:
+        for width in (5, 40, 76):
+            estimates = _estimates_of_every_part(doc, width)
+            lines = DocLines(doc, width)
+            for rendered in range(len(estimates)):
+                assert lines.height == len(lines.lines) + sum(estimates[rendered:]), (doc.key, width, rendered)
+                assert lines.render_next()
+            assert lines.complete and not lines.render_next()
 
 
 def test_runs_join_back_to_the_text_and_cut_between_blocks() -> None:
