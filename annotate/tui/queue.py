@@ -41,14 +41,17 @@ def read_label(store: Store, suggestion_id: int) -> str | None:
 
 Warm = Callable[[DocLines], None]
 """Work on a document's lines once rendered ahead (on the render thread)."""
+Ahead = tuple[Doc, int] | tuple[Doc, int, Warm | None] | tuple[Doc, int, Warm | None, int]
+"""A document to render ahead: (doc, width[, what to do with its lines[, lines of its first screenful]])."""
 
 
 class Prefetcher:
     """Items (and suggestion labels) read ahead on the store thread; documents rendered on a render
     thread, a part at a time (`render.DocLines`).
 
-    The render thread first finishes the documents on screen (the last `lines` handed out), then
-    renders the neighbours' documents ahead. A screen `hold`s it from a key press until the next
+    The render thread first renders the first screenful of each neighbour's documents (what the next
+    key shows), then finishes the documents on screen (the last `lines` handed out), then renders
+    the neighbours' documents whole. A screen `hold`s it from a key press until the next
     item is painted: rendering holds the GIL and would slow that paint down; between two parts it
     checks the hold, so it gives way within one part.
     """
@@ -67,6 +70,12 @@ class Prefetcher:
         self._warm: dict[tuple[Doc, int], Warm] = {}
         """(document, width) -> what the view that will show it does with its lines once they are
         rendered ahead (frames its first rows: widgets/doc_view.py `warmer`), on the render thread."""
+        self._first: deque[tuple[Doc, int]] = deque(maxlen=AHEAD_MAX)
+        """(document, width) wanted ahead whose first screenful is not rendered yet, oldest first:
+        rendered before anything else, so that the next key finds what it shows, even when the
+        documents on screen are long (a 50k-character response takes ~300 ms to finish)."""
+        self._rows: dict[tuple[Doc, int], int] = {}
+        """(document, width) -> the lines of its first screenful (where `_first` stops)."""
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._hold_until = 0.0
@@ -102,10 +111,11 @@ class Prefetcher:
 
     # -- rendering -------------------------------------------------------------------------------
 
-    def prefetch(self, item_id: str, docs: Callable[[Item], Iterable[tuple[Doc, int] | tuple[Doc, int, Warm | None]]]
-                 ) -> None:
-        """Read the item and render `docs(item)` (doc, width pairs, or triples with what to do with
-        the rendered lines, on the render thread) into the cache, in the background."""
+    def prefetch(self, item_id: str, docs: Callable[[Item], Iterable[Ahead]]) -> None:
+        """Read the item and render `docs(item)` into the cache, in the background: (doc, width), or
+        with what to do with the rendered lines on the render thread (then once the first screenful is
+        rendered, if its lines are given, else once the whole document is), and the lines of its
+        first screenful, rendered before any document's rest."""
 
         def render(item_future: Future[Item]) -> None:
             if item_future.exception() is not None:
@@ -114,13 +124,20 @@ class Prefetcher:
             with self._lock:
                 for doc, width, *then in wanted:
                     entry = (doc, width)
-                    if then and then[0] is not None:
-                        self._warm[entry] = then[0]
+                    warm = then[0] if then else None
+                    rows = then[1] if len(then) > 1 else 0
+                    if warm is not None:
+                        self._warm[entry] = warm
+                    if rows > 0 and entry not in self._first:
+                        self._rows[entry] = rows
+                        self._first.append(entry)
                     if entry not in self._ahead:
                         self._ahead.append(entry)
                 if len(self._warm) > 2 * AHEAD_MAX:
                     for entry in [e for e in self._warm if e not in self._ahead]:
                         del self._warm[entry]
+                for entry in [e for e in self._rows if e not in self._first]:
+                    del self._rows[entry]
                 self._start()
 
         self.item(item_id).add_done_callback(render)
@@ -155,7 +172,8 @@ class Prefetcher:
     def idle(self) -> bool:
         """True when nothing is being read, nor is left to render."""
         with self._lock:
-            rendering = self._busy or bool(self._ahead) or any(not lines.complete for lines in self._shown)
+            rendering = (self._busy or bool(self._ahead) or bool(self._first)
+                         or any(not lines.complete for lines in self._shown))
             reading = any(not f.done() for f in self._items.values())
         return not rendering and not reading
 
@@ -172,13 +190,16 @@ class Prefetcher:
             self._thread.start()
         self._wake.notify_all()
 
-    def _next(self) -> DocLines | tuple[Doc, int] | None:
-        """What to render next (the lock is held): a document on screen, newest first, else the
-        oldest document wanted ahead."""
+    def _next(self) -> tuple[str, Any] | None:
+        """What to render next (the lock is held): the first screenful of a document wanted ahead,
+        oldest first (`first`); else a document on screen, newest first (`shown`); else the oldest
+        document wanted ahead (`ahead`)."""
+        if self._first:
+            return "first", self._first[0]
         for lines in reversed(self._shown):
             if not lines.complete:
-                return lines
-        return self._ahead[0] if self._ahead else None
+                return "shown", lines
+        return ("ahead", self._ahead[0]) if self._ahead else None
 
     def _run(self) -> None:
         while True:
@@ -193,21 +214,44 @@ class Prefetcher:
                     self._busy = False
                     self._wake.wait(wait if wait > 0 else None)
                 self._busy = True
+            kind, what = job
             try:
-                lines = job if isinstance(job, DocLines) else self.cache.get(*job)
-                if not lines.render_next() and not isinstance(job, DocLines):
-                    with self._lock:
-                        if self._ahead and self._ahead[0] == job:
-                            self._ahead.popleft()
-                        warm = self._warm.pop(job, None)
-                    if warm is not None:
-                        warm(lines)
+                if kind == "shown":
+                    what.render_next()
+                elif kind == "first":
+                    self._render_first(what)
+                else:
+                    lines = self.cache.get(*what)
+                    if not lines.render_next():
+                        with self._lock:
+                            if self._ahead and self._ahead[0] == what:
+                                self._ahead.popleft()
+                            warm = self._warm.pop(what, None)
+                        if warm is not None:
+                            warm(lines)
             except Exception:  # a document that cannot be rendered ahead is rendered (and fails) on screen
                 with self._lock:
-                    if job in self._shown:
-                        self._shown.remove(job)  # type: ignore[arg-type]
-                    elif self._ahead and self._ahead[0] == job:
-                        self._ahead.popleft()
+                    if kind == "shown" and what in self._shown:
+                        self._shown.remove(what)
+                    if kind == "first" and what in self._first:
+                        self._first.remove(what)
+                    if kind != "shown" and what in self._ahead:
+                        self._ahead.remove(what)
+
+    def _render_first(self, entry: tuple[Doc, int]) -> None:
+        """Render one more part of the first screenful of `entry`; once it is there, do what its view
+        does with it (`Warm`) and leave the rest for later."""
+        lines = self.cache.get(*entry)
+        rows = self._rows.get(entry, 0)
+        if len(lines.lines) < rows and lines.render_next() and len(lines.lines) < rows and not lines.complete:
+            return
+        with self._lock:
+            if entry in self._first:
+                self._first.remove(entry)
+            self._rows.pop(entry, None)
+            warm = self._warm.pop(entry, None)
+        if warm is not None:
+            warm(lines)
 
 
 PAGE = 128

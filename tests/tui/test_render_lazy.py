@@ -221,3 +221,37 @@ async def test_once_the_render_thread_finishes_the_depth_is_corrected(tmp_path: 
             assert pane.max_scroll_y == true_max
             assert screen.clock._pane_depth[pane.slot] == pytest.approx(pane.deepest / true_max)
     store.close()
+
+
+def test_the_first_screenful_of_a_document_ahead_comes_before_the_rest_of_one_on_screen(tmp_path: Path) -> None:
+    import time
+
+    from annotate.tui.queue import Prefetcher
+    from annotate.tui.render import LineCache
+    from annotate.tui.store_runner import StoreRunner
+
+    _spec, store = make_session(tmp_path)
+    runner = StoreRunner(store)
+    prefetcher = Prefetcher(runner, LineCache())
+    hold = prefetcher.hold()  # nothing is rendered until everything is asked for
+    on_screen = prefetcher.lines(Doc(("on screen",), (Block(long_markdown(1)),)), 70)
+    on_screen.ensure(40)  # what the view renders itself
+    ahead = Doc(("ahead",), (Block(long_markdown(2)),))
+    warmed: list[tuple[int, bool]] = []
+    asked = runner.call(store.items)
+    item_id = asked.result(5)[0].id
+    prefetcher.prefetch(item_id, lambda _item: [(ahead, 70, lambda lines: warmed.append(
+        (len(lines.lines), on_screen.complete)), 40)])
+    prefetcher.item(item_id).result(5)
+    time.sleep(0.1)  # the item's done-callback queues the documents
+    prefetcher.release(hold)
+    deadline = time.monotonic() + 30
+    while not prefetcher.idle() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert prefetcher.idle()
+    [(rows, finished_on_screen)] = warmed
+    assert 40 <= rows < len(render_lines(ahead, 70)) and not finished_on_screen
+    assert on_screen.complete and prefetcher.cache.get(ahead, 70).complete
+    prefetcher.close()
+    runner.close()
+    store.close()

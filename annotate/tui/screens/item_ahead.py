@@ -2,7 +2,8 @@
 
 A mixin of ItemScreen: SQLite reads run on the store thread and rendering on the render thread
 (annotate/tui/queue.py), and rendering waits until the item on screen is painted, so the next item
-appears without perceptible delay.
+appears without perceptible delay. The first screenful of each neighbour is rendered before the
+rest of anything.
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from typing import TYPE_CHECKING
 from annotate.model import Assignment, Item
 from annotate.store.store import utc_now
 from annotate.tui.content import prompt_doc
-from annotate.tui.queue import Warm
-from annotate.tui.render import Doc
+from annotate.tui.queue import Ahead, Warm
 from annotate.tui.widgets.doc_view import DocView
 
 if TYPE_CHECKING:
@@ -87,16 +87,16 @@ class ReadAhead(_Base):
                 lambda item, a=assignment, w=widths: self._docs_at(item, a, w),
             )
 
-    def _widths(self) -> dict[str, tuple[int, Warm | None]]:
+    def _widths(self) -> dict[str, tuple[int, Warm | None, int]]:
         """Pane id -> (the width it renders at, what the render thread does with a document it will
-        show: frames its first rows)."""
+        show: frames its first rows, the lines of its first screenful)."""
         views = [self.query_one("#prompt", DocView), *self.response_panes()]
-        return {view.id or "": (view.render_width, view.warmer()) for view in views}
+        return {view.id or "": (view.render_width, view.warmer(), view.screenful) for view in views}
 
-    def _docs_at(self, item: Item, assignment: Assignment, widths: dict[str, tuple[int, Warm | None]]
-                 ) -> Iterable[tuple[Doc, int, Warm | None]]:
+    def _docs_at(self, item: Item, assignment: Assignment, widths: dict[str, tuple[int, Warm | None, int]]
+                 ) -> Iterable[Ahead]:
         """Documents to render ahead, at the widths their panes had; runs off the UI thread."""
         for pane_id, doc in [("prompt", prompt_doc(item, self.show_earlier)), *self.docs_for(item, assignment)]:
-            width, warm = widths.get(pane_id, (0, None))
+            width, warm, rows = widths.get(pane_id, (0, None, 0))
             if width > 0:
-                yield doc, width, warm
+                yield doc, width, warm, rows

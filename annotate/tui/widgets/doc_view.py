@@ -166,6 +166,11 @@ class DocView(ScrollView, can_focus=False):
             rows = max(rows, self.app.size.height)
         return rows
 
+    @property
+    def screenful(self) -> int:
+        """Lines rendered when a document is shown from its top: the view's rows and a margin."""
+        return self._rows() + MARGIN_LINES
+
     def _update_lines(self, top: int) -> None:
         width = self.render_width
         if self.doc is None or width <= 0:
