@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual import events
+from textual.widget import Widget
 
 if TYPE_CHECKING:
     from annotate.tui.screens.item import ItemScreen
@@ -36,9 +37,21 @@ class FrameAtOnce(_Base):
 
     async def _on_idle(self, event: events.Idle) -> None:
         """Screen's idle handler draws through its frame timer; the frame asked for is drawn here
-        instead (the timer, if it ticks later, finds nothing left to draw)."""
+        instead (the timer, if it ticks later, finds nothing left to draw).
+
+        The screen can be idle before every widget changed has told it so (each does from its own
+        idle handler): those widgets are asked to tell it now, and the frame is drawn at the next
+        idle, once the screen has taken their messages; else they would come in a frame of their
+        own, at the timer's tick (the prompt pane did, 10-30 ms after the panes)."""
         if not self._frame_at_once or self.app._batch_count or not self.is_current:
             return  # Screen._on_idle runs next
+        waiting = [widget for widget in self.walk_children(Widget)
+                   if widget._repaint_required or widget._layout_required or widget._scroll_required]
+        if waiting:
+            for widget in waiting:
+                widget._check_refresh()  # posts Update / Layout / UpdateScroll to this screen
+            event.prevent_default()
+            return
         if not (self._layout_required or self._scroll_required or self._repaint_required or self._dirty_widgets):
             return
         self._frame_at_once = False
