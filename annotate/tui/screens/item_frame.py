@@ -34,6 +34,8 @@ class FrameAtOnce(_Base):
     def draw_next_frame_at_once(self) -> None:
         """Draw the changes made so far as soon as the screen is next idle (not at the timer's tick)."""
         self._frame_at_once = True
+        self._frame_asked: set[Widget] = set()
+        """Widgets asked to tell the screen of their changes for this frame."""
 
     async def _on_idle(self, event: events.Idle) -> None:
         """Screen's idle handler draws through its frame timer; the frame asked for is drawn here
@@ -46,8 +48,10 @@ class FrameAtOnce(_Base):
         if not self._frame_at_once or self.app._batch_count or not self.is_current:
             return  # Screen._on_idle runs next
         waiting = [widget for widget in self.walk_children(Widget)
-                   if widget._repaint_required or widget._layout_required or widget._scroll_required]
+                   if (widget._repaint_required or widget._layout_required or widget._scroll_required)
+                   and widget not in self._frame_asked]
         if waiting:
+            self._frame_asked.update(waiting)  # once each: a widget that keeps its flags never holds the frame
             for widget in waiting:
                 widget._check_refresh()  # posts Update / Layout / UpdateScroll to this screen
             event.prevent_default()
@@ -55,5 +59,6 @@ class FrameAtOnce(_Base):
         if not (self._layout_required or self._scroll_required or self._repaint_required or self._dirty_widgets):
             return
         self._frame_at_once = False
+        self._frame_asked.clear()
         event.prevent_default()
         self._on_timer_update()
