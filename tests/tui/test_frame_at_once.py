@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from textual.widget import Widget
 
 from annotate.tui import make_app
@@ -64,5 +65,42 @@ async def test_a_change_that_has_not_reached_the_screen_yet_is_in_the_frame(tmp_
                 break
             await asyncio.sleep(0.01)
         assert len(drawn) == 1 and prompt in drawn[0] and not prompt._repaint_required
+        await pilot.press("q")
+    store.close()
+
+
+async def test_without_the_refresh_state_it_reads_the_timer_draws_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """FrameAtOnce reads Textual's private refresh state; a Textual without it must not break the app:
+    the frames are then the timer's, and the next item still shows."""
+    import annotate.tui.screens.item_frame as item_frame
+
+    monkeypatch.setattr(item_frame, "_frame_state_unknown", False)
+    spec, store = make_session(tmp_path)
+    app = make_app(spec, store, "ann", open_guideline=False)
+    painted: list[int] = []
+    app.painted_hooks.append(painted.append)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        first = screen.item
+        # A widget as a Textual without `_repaint_required` and its kin would give (renamed private state).
+        walk = screen.walk_children
+
+        class Renamed:  # what item_frame asks the widgets for
+            pass
+
+        monkeypatch.setattr(item_frame, "Widget", Renamed)
+        monkeypatch.setattr(screen, "walk_children",
+                            lambda *args, **kwargs: [object()] if args == (Renamed,) else walk(*args, **kwargs))
+        await pilot.press("1", "enter")
+        for _ in range(500):
+            if len(painted) > 1:
+                break
+            await asyncio.sleep(0.01)
+        assert item_frame._frame_state_unknown
+        shown = screen.item
+        assert shown is not None and first is not None and shown.id != first.id and len(painted) == 2
         await pilot.press("q")
     store.close()

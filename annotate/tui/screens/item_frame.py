@@ -44,21 +44,40 @@ class FrameAtOnce(_Base):
         The screen can be idle before every widget changed has told it so (each does from its own
         idle handler): those widgets are asked to tell it now, and the frame is drawn at the next
         idle, once the screen has taken their messages; else they would come in a frame of their
-        own, at the timer's tick (the prompt pane did, 10-30 ms after the panes)."""
-        if not self._frame_at_once or self.app._batch_count or not self.is_current:
+        own, at the timer's tick (the prompt pane did, 10-30 ms after the panes).
+
+        This reads Textual's private refresh state (`_repaint_required`, `_dirty_widgets`, ...): should a
+        Textual release rename it, the frame is left to the timer, as before, and the app goes on."""
+        if not self._frame_at_once or _frame_state_unknown:
             return  # Screen._on_idle runs next
-        waiting = [widget for widget in self.walk_children(Widget)
-                   if (widget._repaint_required or widget._layout_required or widget._scroll_required)
-                   and widget not in self._frame_asked]
-        if waiting:
-            self._frame_asked.update(waiting)  # once each: a widget that keeps its flags never holds the frame
-            for widget in waiting:
-                widget._check_refresh()  # posts Update / Layout / UpdateScroll to this screen
-            event.prevent_default()
-            return
-        if not (self._layout_required or self._scroll_required or self._repaint_required or self._dirty_widgets):
+        try:
+            if self.app._batch_count or not self.is_current:
+                return
+            waiting = [widget for widget in self.walk_children(Widget)
+                       if (widget._repaint_required or widget._layout_required or widget._scroll_required)
+                       and widget not in self._frame_asked]
+            if waiting:
+                self._frame_asked.update(waiting)  # once each: a widget that keeps its flags never holds the frame
+                for widget in waiting:
+                    widget._check_refresh()  # posts Update / Layout / UpdateScroll to this screen
+                event.prevent_default()
+                return
+            if not (self._layout_required or self._scroll_required or self._repaint_required or self._dirty_widgets):
+                return
+            draw = self._on_timer_update
+        except AttributeError:
+            _give_up_frames_at_once()
             return
         self._frame_at_once = False
         self._frame_asked.clear()
         event.prevent_default()
-        self._on_timer_update()
+        draw()
+
+
+_frame_state_unknown = False
+"""Set when this Textual lacks the refresh state `FrameAtOnce` reads: frames are then the timer's."""
+
+
+def _give_up_frames_at_once() -> None:
+    global _frame_state_unknown
+    _frame_state_unknown = True
