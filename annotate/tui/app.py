@@ -44,7 +44,8 @@ from annotate.tui.pacing import (
     SittingPaceMixin,
 )
 from annotate.tui.patient import patiently
-from annotate.tui.queue import Prefetcher, Queue, StoreRunner
+from annotate.tui.prefetch import Prefetcher
+from annotate.tui.queue import Queue, StoreRunner
 from annotate.tui.render import Doc, DocLines, LineCache
 from annotate.tui.screens.item import ItemScreen
 from annotate.tui.terminal_driver import TerminalDriverChoice

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from annotate.tui.widgets.progress_line import BREAK_AFTER_S
 
 if TYPE_CHECKING:
-    from annotate.tui.queue import Prefetcher, StoreRunner
+    from annotate.tui.prefetch import Prefetcher
+    from annotate.tui.queue import StoreRunner
 
 BREAK_RESET_NS = 5 * 60 * 1_000_000_000
 """A pause this long (no key at all) counts as a break and restarts the stretch."""

@@ -10,7 +10,7 @@ between a key press and the next item. A `DocLines` cuts the document into parts
 headings, and runs of top-level Markdown blocks cut where CommonMark must start a new block, see
 `markdown_runs`), renders them in order only as far as asked (`ensure`: the view asks for its
 first screenful), cutting the text only that far too, and estimates the height of the rest until
-it is rendered (by the render thread, `queue.Prefetcher`). All parts together give exactly the
+it is rendered (by the render thread, `prefetch.Prefetcher`). All parts together give exactly the
 lines of rendering the whole document in one go (`render_lines`; tests/tui/test_render_lazy.py
 compares them).
 

@@ -12,7 +12,7 @@ import pytest
 from hostile_corpus import hostile_strings
 
 from annotate.model import Item, Message, Response
-from annotate.tui import make_app, queue
+from annotate.tui import make_app, prefetch
 from annotate.tui.markdown_runs import split_markdown
 from annotate.tui.render import Block, Doc, DocLines, render_lines
 from annotate.tui.widgets.response_pane import ResponsePane
@@ -150,8 +150,8 @@ def visible_text(pane: ResponsePane) -> list[str]:
 def held_render_thread(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     """Keep the render thread paused (holds are never released, nor run out), so documents stay
     partial; `monkeypatch.undo()` then `release(hold())` lets it go."""
-    monkeypatch.setattr(queue, "HOLD_MAX_S", 3600.0)
-    monkeypatch.setattr(queue.Prefetcher, "release", lambda self, token: None)
+    monkeypatch.setattr(prefetch, "HOLD_MAX_S", 3600.0)
+    monkeypatch.setattr(prefetch.Prefetcher, "release", lambda self, token: None)
     return monkeypatch
 
 
@@ -226,7 +226,7 @@ async def test_once_the_render_thread_finishes_the_depth_is_corrected(tmp_path: 
 def test_the_first_screenful_of_a_document_ahead_comes_before_the_rest_of_one_on_screen(tmp_path: Path) -> None:
     import time
 
-    from annotate.tui.queue import Prefetcher
+    from annotate.tui.prefetch import Prefetcher
     from annotate.tui.render import LineCache
     from annotate.tui.store_runner import StoreRunner
 

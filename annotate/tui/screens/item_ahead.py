@@ -1,7 +1,7 @@
 """ReadAhead: an item screen reads and renders the items likely shown next, before the key comes.
 
 A mixin of ItemScreen: SQLite reads run on the store thread and rendering on the render thread
-(annotate/tui/queue.py), and rendering waits until the item on screen is painted, so the next item
+(annotate/tui/prefetch.py), and rendering waits until the item on screen is painted, so the next item
 appears without perceptible delay. The first screenful of each neighbour is rendered before the
 rest of anything.
 """
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from annotate.model import Assignment, Item
 from annotate.store.store import utc_now
 from annotate.tui.content import prompt_doc
-from annotate.tui.queue import Ahead, Warm
+from annotate.tui.prefetch import Ahead, Warm
 from annotate.tui.widgets.doc_view import DocView
 
 if TYPE_CHECKING:
