@@ -26,6 +26,13 @@ modules again, which is not what an annotator waits for. `--cold` leaves them as
     python bench/bench_terminal.py                       # 10k and 50k characters, both paces, idle
     python bench/bench_terminal.py --busy                # the same with every core busy
     python bench/bench_terminal.py --sizes 10000 --items 40
+    python bench/bench_terminal.py --busy --launches 8 --baseline /work/wt/old   # launch only, alternately
+
+`--launches N` measures only the launch, N times: the time to the first item's marker and the app's
+CPU by then (the whole process, and its main thread, from schedstat), then `q`. With `--baseline DIR`
+(a checkout of other code with its own `.venv`) each round launches the other code too, alternately
+in the same run, on the same session; the medians of both and their ratio are printed. A first start
+(no answer yet: the guideline opens beside the panes) and a resumed one are measured in turn.
 
 Targets (issue 15): in busy mode p95 <= 50 ms at 10k (annotator pace), <= 100 ms at 50k (rapid),
 launch <= 0.7 s.
@@ -133,19 +140,21 @@ def make_session(folder: Path, chars: int, n: int) -> None:
     (folder / "order.txt").write_text("\n".join(f"Q{int(i.rsplit('-', 1)[1]):05d}" for i in order))
 
 
-def warm_install() -> int:
+def warm_install(root: Path = ROOT) -> int:
     """Compile annotate's modules to `.pyc` (beside the source, in `__pycache__`) so that launches
     read them instead of compiling the source; how many files were out of date is not reported by
     compileall, so the number of `.pyc` files found after is returned."""
-    package = ROOT / "annotate"
+    package = root / "annotate"
     compileall.compile_dir(str(package), quiet=1)
     return sum(1 for _ in package.rglob("*.cpython-*.pyc"))
 
 
-def command() -> str:
-    annotate = Path(sys.executable).with_name("annotate")
-    runner = f"'{annotate}'" if annotate.exists() else f"'{sys.executable}' -m annotate"
-    return f"{runner} start bench --annotator bench"
+def command(code: Path | None = None, annotator: str = "bench") -> str:
+    """`annotate start` of this checkout's install, or of the checkout `code` (its own `.venv`)."""
+    python = Path(sys.executable) if code is None else code / ".venv" / "bin" / "python"
+    annotate = python.with_name("annotate")
+    runner = f"'{annotate}'" if annotate.exists() else f"'{python}' -m annotate"
+    return f"{runner} start bench --annotator {annotator}"
 
 
 def app_rss_mb(pid: int) -> float:
@@ -233,6 +242,87 @@ def measure(folder: Path, chars: int, n: int, pace: str) -> dict[str, float | li
             "process_cpu": process_cpu, "written_kib": written}
 
 
+def watch_output(fifo: Path, marker: str, seen: list[float]) -> None:
+    """Read the pane's output from `fifo` (tmux pipe-pane) until `marker` passes; append the monotonic
+    time it did to `seen`. The read blocks in the kernel: watching costs no CPU, unlike polling."""
+    data = marker.encode()
+    tail = b""
+    with fifo.open("rb", buffering=0) as stream:
+        while chunk := stream.read(65536):
+            if data in tail + chunk:
+                seen.append(time.monotonic())
+                break
+            tail = (tail + chunk)[-len(data):]
+
+
+def launch_once(folder: Path, marker: str, code: Path | None, annotator: str, watch: str = "poll",
+                ) -> tuple[float, float, float]:
+    """One launch of `annotate start` in tmux: (ms to `marker` on screen, the process's CPU ms and its main
+    thread's by then); then `q`, and the app is waited for.
+
+    `watch`: "poll" polls capture-pane every POLL_S, as the key path is measured (the poll is itself a
+    busy process: a tmux client every millisecond); "pipe" reads the pane's output through a FIFO and
+    takes the time the marker passes (no CPU while waiting), then checks the screen shows it."""
+    import threading
+
+    term = Tmux()
+    pid = 0
+    fifo = folder / f"launch-{os.getpid()}.fifo"
+    try:
+        seen: list[float] = []
+        reader = None
+        if watch == "pipe":
+            os.mkfifo(fifo)
+            reader = threading.Thread(target=watch_output, args=(fifo, marker, seen), daemon=True)
+            reader.start()
+        started = time.monotonic()
+        pid = term.open("app", command(code, annotator), folder)
+        if reader is not None:
+            term.run("pipe-pane", "-t", "app", f"cat > '{fifo}'")
+            reader.join(30)
+            if not seen:
+                raise TimeoutError(f"{marker!r} not in the output after 30 s:\n{term.screen('app')}")
+            main_cpu, total_cpu = cpu_ms(pid)
+            term.wait_for("app", marker)  # and on screen
+            shown = seen[0]
+        else:
+            shown = term.wait_for("app", marker)
+            main_cpu, total_cpu = cpu_ms(pid)
+        term.keys("app", "q")
+        time.sleep(0.3)
+    finally:
+        term.close()
+        if pid:
+            end_app(pid)
+        fifo.unlink(missing_ok=True)
+    return (shown - started) * 1000, total_cpu, main_cpu
+
+
+def measure_launches(folder: Path, rounds: int, baseline: Path | None, watch: str = "poll") -> None:
+    """`--launches`: launch only, `rounds` times each of a first start and a resumed one, this code and (with
+    `baseline`) the other alternately; medians of wall clock and CPU to the first item."""
+    marker = "explain the sorting helper"  # every item's prompt (each annotator has an order of their own)
+    codes: list[tuple[str, Path | None]] = [("new", None)] + ([("old", baseline)] if baseline else [])
+    got: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
+    for r in range(rounds):
+        order = codes if r % 2 == 0 else codes[::-1]
+        for start, annotator in (("first start", f"fresh{r}"), ("resumed", "bench")):
+            for name, code in order:
+                got.setdefault((start, name), []).append(launch_once(
+                    folder, marker, code, f"{annotator}{name}" if start == "first start" else annotator, watch))
+    for start in ("first start", "resumed"):
+        medians = {}
+        for name, _code in codes:
+            runs = got[(start, name)]
+            medians[name] = [statistics.median(r[i] for r in runs) for i in range(3)]
+            walls = " ".join(f"{r[0]:.0f}" for r in runs)
+            print(f"  launch {start:<12} {name}: median {medians[name][0]:6.0f} ms wall, CPU {medians[name][1]:5.0f} ms"
+                  f" (main thread {medians[name][2]:5.0f} ms); each: {walls}")
+        if baseline:
+            new, old = medians["new"], medians["old"]
+            print(f"  launch {start:<12} new / old: wall x{new[0] / old[0]:.2f}, CPU x{new[1] / old[1]:.2f}")
+
+
 def tmux_baseline(rounds: int = 40) -> list[float]:
     """Key sent -> marker visible for a shell loop that echoes a marker per key: tmux's own cost."""
     term = Tmux()
@@ -262,15 +352,32 @@ def main() -> None:
     parser.add_argument("--busy", action="store_true", help="one competing busy process per core")
     parser.add_argument("--paces", default="annotator,rapid")
     parser.add_argument("--cold", action="store_true", help="do not compile annotate's .pyc files first")
+    parser.add_argument("--launches", type=int, default=0, metavar="N",
+                        help="measure only the launch, N rounds (a first start and a resumed one each)")
+    parser.add_argument("--baseline", type=Path, metavar="DIR",
+                        help="with --launches: also launch the checkout DIR (its own .venv), alternately")
+    parser.add_argument("--launch-watch", choices=("poll", "pipe"), default="poll",
+                        help="with --launches: poll the screen every ms (as the key path) or read the pane's"
+                             " output through a FIFO (no CPU spent watching)")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("tmux is not installed")
     warmed = "" if args.cold else f"warmed install ({warm_install()} .pyc files of annotate)"
+    if args.baseline and not args.cold:
+        warm_install(args.baseline.resolve())
     sizes = [int(s) for s in args.sizes.split(",")]
     with busy_host(args.busy) as busy:
         print(f"annotate in a real terminal (tmux {WIDTH}x{HEIGHT}), {os.cpu_count()} cores,"
               f" {'busy: ' + str(busy) + ' competing processes' if busy else 'idle host'};"
               f" load average before: {os.getloadavg()[0]:.2f}")
+        if args.launches:
+            with tempfile.TemporaryDirectory() as tmp:
+                make_session(Path(tmp), sizes[0], 10)
+                print(f"  launch watched by {args.launch_watch}")
+                measure_launches(Path(tmp), args.launches, args.baseline.resolve() if args.baseline else None,
+                                 args.launch_watch)
+            print(f"load average after: {os.getloadavg()[0]:.2f}" + (f"; launch: {warmed}" if warmed else ""))
+            return
         base = tmux_baseline()
         print(line("tmux baseline (key -> echo shown)", base))
         results = {}
