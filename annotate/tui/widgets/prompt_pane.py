@@ -24,8 +24,6 @@ class PromptPane(ResponsePane):
         """Scroll to the end once the pane has its size (after the next layout)."""
         self._at_end = False
         """The end is in view (as last scrolled): a resize keeps it there."""
-        self._title_shown = "Prompt"
-        """The title as last set (ResponsePane's own at first)."""
 
     def show(self, doc: Doc | None) -> None:
         """Show `doc` with its last line at the bottom of the pane."""
@@ -58,6 +56,5 @@ class PromptPane(ResponsePane):
         """Say how many lines are above; the title is set (and the pane painted again) only when that changed."""
         above = round(self.scroll_y)
         title = f"Prompt ▲ {above} {'line' if above == 1 else 'lines'} above" if above else "Prompt"
-        if title != self._title_shown:
-            self._title_shown = title
+        if str(self.border_title) != title:
             self.border_title = Text(title)
