@@ -158,9 +158,11 @@ def side_connection(conn: sqlite3.Connection) -> sqlite3.Connection | None:
     if not path:
         return None
     from annotate.store.health import read_only_uri
+    from annotate.store.locking import BUSY_TIMEOUT_MS
 
     try:
-        side = sqlite3.connect(read_only_uri(Path(path)), uri=True, check_same_thread=False, timeout=5.0)
+        side = sqlite3.connect(read_only_uri(Path(path)), uri=True, check_same_thread=False,
+                               timeout=BUSY_TIMEOUT_MS / 1000)  # waits for a lock as the store's own does
         side.execute("SELECT count(*) FROM sqlite_schema").fetchone()  # opens the file now, not in the thread
     except sqlite3.Error:
         return None
