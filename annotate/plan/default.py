@@ -185,6 +185,13 @@ class DefaultQueueWriter:
         self._done = 0
         self._tail: tuple[int, int] | None = None
 
+    @property
+    def remaining(self) -> int:
+        """Assignments of the draw not yet written (0 before the draw and once finished)."""
+        if self.finished or self._drawn is None:
+            return 0
+        return len(self._drawn) - self._done
+
     def write_chunk(self) -> bool:
         """Write the next chunk in one transaction; whether there is more to write (False once the queue
         is complete, when nothing was to be written, or when a plan stopped it)."""

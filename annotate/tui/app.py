@@ -35,6 +35,7 @@ from annotate.store.health import error_text
 from annotate.store.refs import ref_key
 from annotate.store.sittings import HEARTBEAT_S, Sitting, heartbeat
 from annotate.training import TrainingState
+from annotate.tui.growing_queue import GrowingQueueMixin
 from annotate.tui.launch import make_app, no_queue, no_queue_message, run_app, run_in_sitting, session_guideline
 from annotate.tui.pacing import (
     BREAK_RESET_NS,
@@ -46,6 +47,7 @@ from annotate.tui.pacing import (
 from annotate.tui.patient import patiently
 from annotate.tui.prefetch import Prefetcher
 from annotate.tui.queue import Queue, StoreRunner
+from annotate.tui.queue_fill import QueueFill
 from annotate.tui.render import Doc, DocLines, LineCache
 from annotate.tui.screens.item import ItemScreen
 from annotate.tui.terminal_driver import TerminalDriverChoice
@@ -65,7 +67,7 @@ DESIGN_KEYS = ("plan_hash", "experiment_hash")
 """Meta keys whose change means the queue may have changed under the open app."""
 
 
-class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, App[None]):
+class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, GrowingQueueMixin, App[None]):
     """One annotator working through their queue in one session."""
 
     CSS_PATH = "app.tcss"
@@ -109,7 +111,7 @@ class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, A
         *, guideline_error: str = "", clock: Callable[[], int] = time.monotonic_ns,
         sitting_clock: Callable[[], float] = time.monotonic, open_guideline: bool | None = None,
         load_queue: Callable[[], Queue] | None = None, sitting: Sitting | None = None,
-        design_hashes: tuple[str | None, ...] | None = None,
+        design_hashes: tuple[str | None, ...] | None = None, queue_fill: QueueFill | None = None,
     ) -> None:
         super().__init__()
         self.spec = spec
@@ -167,6 +169,8 @@ class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, A
         self.training: TrainingState | None = None
         """The annotator's training round (annotate.training) when the session has one; set by make_app."""
         self._writes_prepared = False
+        self.queue_fill = queue_fill
+        """The rest of a newcomer's queue, written a chunk at a time while they work (growing_queue.py)."""
 
     # -- start -------------------------------------------------------------------------------
 
@@ -185,6 +189,7 @@ class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, A
         if not len(self.queue):
             self.exit(message="No items to judge in this session yet: import some first.")
             return
+        self.fill_queue()
         if self.training is not None and not self.training.opens:
             from annotate.tui.screens.training import TrainingScreen
 
@@ -378,7 +383,7 @@ class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, A
         """Every assignment has an answer: say so; back goes to the last item."""
         from annotate.tui.screens.finished import FinishedDialog
 
-        if isinstance(self.screen, FinishedDialog):
+        if isinstance(self.screen, FinishedDialog) or self.holds_back_end():
             return
 
         def chosen(what: str | None) -> None:

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from annotate.guidelines import Guideline, GuidelineError, load_guideline
-from annotate.plan import PLAN_META_KEY, ensure_default_queue
+from annotate.plan import PLAN_META_KEY
 from annotate.spec import SessionSpec
 from annotate.store import Store
 from annotate.store.sittings import Sitting
 from annotate.tui.queue import Queue
+from annotate.tui.queue_fill import QueueFill
 from annotate.tui.summary import SittingSummary
 from annotate.tui.themes import theme_name
 
@@ -26,10 +27,13 @@ def make_app(
     spec: SessionSpec, store: Store, annotator: str, *, guideline: Guideline | None = None,
     clock: Callable[[], int] = time.monotonic_ns, sitting_clock: Callable[[], float] = time.monotonic,
     open_guideline: bool | None = None, sitting: Sitting | None = None, theme: str | None = None,
+    queue_chunk_rows: int | None = None,
 ) -> AnnotateApp:
     """The app for `annotator` on the session `spec` stored in `store` (already open).
 
-    Creates the annotator's default queue when they have none. `guideline` defaults to the
+    Creates the annotator's default queue when they have none: the first chunk before the app opens
+    (the whole queue when it is small), the rest a chunk at a time while the annotator works
+    (`annotate.tui.queue_fill`; `queue_chunk_rows` as in `DefaultQueueWriter`). `guideline` defaults to the
     session's (loaded from the project's `guidelines/` or the shipped ones). `open_guideline`
     defaults to True on an annotator's first item, when they have no judgment yet. The app
     watches the plan: when the lead plans the session again while it is open, it reads the queue
@@ -37,8 +41,10 @@ def make_app(
     """
     from annotate.tui.app import DESIGN_KEYS, AnnotateApp  # app.py imports this module
 
+    fill = QueueFill(store, spec, annotator, chunk_rows=queue_chunk_rows)
+
     def load() -> Queue:
-        ensure_default_queue(store, spec, annotator)
+        fill.begin()
         return Queue(store, annotator)
 
     hashes = tuple(store.get_meta(k) for k in DESIGN_KEYS)
@@ -47,7 +53,7 @@ def make_app(
     app = AnnotateApp(
         spec, store, annotator, queue, guideline, guideline_error=error,
         clock=clock, sitting_clock=sitting_clock, open_guideline=open_guideline,
-        load_queue=load, sitting=sitting, design_hashes=hashes,
+        load_queue=load, sitting=sitting, design_hashes=hashes, queue_fill=fill,
     )
     from annotate.store.training import training_state
 
@@ -153,8 +159,9 @@ def run_in_sitting(
         reason = stopped.reason or reason
         if app.return_code not in (None, 0) and stopped.signal is None:
             raise SystemExit(app.return_code)
+        unwritten = app.queue_fill.remaining if app.queue_fill is not None else 0
         return SittingSummary.of(app.queue, unsaved=len(app.write_errors), stale=app.stale_answers,
-                                 stopped_by=stopped.reason)
+                                 stopped_by=stopped.reason, unwritten=unwritten)
     finally:
         close_sitting(store, sitting, reason)
 

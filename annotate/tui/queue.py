@@ -69,6 +69,20 @@ class Queue:
     def __len__(self) -> int:
         return self.total
 
+    def grow(self, total: int) -> None:
+        """More of the queue is stored now (a newcomer's queue written while they work,
+        `annotate.tui.queue_fill`): it holds `total` entries. The last page read short, when there is
+        one, is read again when needed; the entries before stay as they are."""
+        if total <= self.total:
+            return
+        last = self.total // PAGE  # the page the old end fell in: read (or being read) short
+        self.total = total
+        self._pending.pop(last, None)
+        evicted = self._pages.pop(last, None)
+        for a, _j in evicted or ():
+            self._stored.pop(a.id, None)
+            self._stored_flags.pop(a.id, None)
+
     # -- pages -----------------------------------------------------------------------------------
 
     def _read_page(self, page: int) -> _Page:

@@ -41,6 +41,12 @@ class ProgressNotices(_Base):
 
         self._notice_timer = self.set_timer(seconds, clear)
 
+    def clear_notice(self, text: str) -> None:
+        """Take `text` off the progress line if it is the notice shown."""
+        line = self.query_one(ProgressLine)
+        if line.notice == text:
+            line.notice = ""
+
     def refresh_progress(self) -> None:
         """Show the queue position, the counts, the save status and the item's state on the progress line."""
         app = self.annotate_app
@@ -56,6 +62,7 @@ class ProgressNotices(_Base):
         line.sitting_s = app.sitting_seconds()
         line.take_break = app.break_due()
         line.status = app.save_status
+        line.writing = app.writing_note()
         stored = queue.answers.get(self.assignment.id) if self.assignment is not None else None
         line.state = "" if stored is None else skip_state(stored.skip_reason) if stored.skipped else "answered"
         line.ref = app.item_ref(self.assignment.item_id) if self.assignment is not None else ""

@@ -61,6 +61,8 @@ class ProgressLine(Widget):
     """The item's short reference (annotate.refs), for the annotator to quote to the lead."""
     flagged: reactive[str] = reactive("")
     """`flagged: identity leak` when the item on screen has open flags of this annotator."""
+    writing: reactive[str] = reactive("")
+    """`writing your queue: 1,200 of 1,000,000` while the rest of a newcomer's queue is being written."""
     notice: reactive[str] = reactive("")
     """A transient message (e.g. `Left and Right scroll separately`); the screen clears it."""
 
@@ -80,6 +82,8 @@ class ProgressLine(Widget):
         if self.notice:
             right.append(f" {self.notice} ", style="bold reverse")
             right.append(" ")
+        if self.writing:
+            right.append(f"{self.writing} ", style="italic")
         if self.status:
             right.append(f"{self.status} ", style="italic")
         if self.take_break:

@@ -1,0 +1,74 @@
+"""QueueFill: a newcomer's default queue written while they already work on its first items.
+
+On a large session without a plan, a first start has one assignment to write per item: about a
+minute and a half at a million items, far too long to wait for the first item. So the app writes
+the first chunk before it opens (`begin`) and the rest a chunk at a time on its store thread
+(`step`, one call per chunk, so the annotator's submits land between chunks, in order). A chunk is
+its own transaction (`DefaultQueueWriter`); quitting between chunks loses nothing: the next start
+writes the rest of the same draw.
+
+No Textual here: the app calls `step` on its store thread and shows `progress()`.
+"""
+
+from __future__ import annotations
+
+from annotate.plan.default import DefaultQueueWriter
+from annotate.spec import SessionSpec
+from annotate.store import Store
+
+
+class QueueFill:
+    """The part of one annotator's default queue still to be written, and the writing of it."""
+
+    def __init__(self, store: Store, spec: SessionSpec, annotator: str, *, chunk_rows: int | None = None) -> None:
+        self.store, self.spec, self.annotator, self.chunk_rows = store, spec, annotator, chunk_rows
+        self._writer: DefaultQueueWriter | None = None
+        self.stopped = False
+        """A plan written meanwhile stopped the writing (a plan replaces default queues)."""
+
+    @property
+    def active(self) -> bool:
+        """Whether part of the queue is still to be written."""
+        return self._writer is not None and not self._writer.finished
+
+    @property
+    def remaining(self) -> int:
+        """Assignments still to be written (0 when none is)."""
+        return self._writer.remaining if self.active and self._writer is not None else 0
+
+    def begin(self) -> None:
+        """Write the first chunk of what the queue lacks (the whole of a small queue), unless the
+        writing is under way already. Called before the app opens and when it reads its queue again."""
+        if not self.active:
+            self._start_writer()
+
+    def step(self) -> bool:
+        """Write the next chunk (on the app's store thread); whether more is to be written.
+
+        Items imported after the queue was drawn get a draw of their own once this one is written,
+        as `ensure_default_queue` does."""
+        if self._writer is None:
+            return False
+        if self._writer.write_chunk():
+            return True
+        if self._writer.stopped:
+            self.stopped = True
+            return False
+        if self._writer.wrote:
+            return self._start_writer()
+        return False
+
+    def _start_writer(self) -> bool:
+        self._writer = DefaultQueueWriter(self.store, self.spec, self.annotator, chunk_rows=self.chunk_rows)
+        more = self._writer.write_chunk()
+        self.stopped = self._writer.stopped
+        return more
+
+
+def writing_note(stored: int, remaining: int) -> str:
+    """The progress line's note while the queue is being written.
+
+    >>> writing_note(1_200, 998_800)
+    'writing your queue: 1,200 of 1,000,000'
+    """
+    return f"writing your queue: {stored:,} of {stored + remaining:,}"
