@@ -109,13 +109,14 @@ class AssignmentsMixin:
         )
         return [self._assignment(r) for r in rows.fetchall()]
 
-    def queue_item_ids(self, upto: int | None = None) -> tuple[list[str], int]:
+    def queue_item_ids(self, upto: int | None = None) -> tuple[Sequence[str], int]:
         """The ids a default queue draws from, in item order (rowid), those up to rowid `upto` when given,
         with the newest rowid among them (0 without items): a queue written in chunks records it, so that
-        the next start, after a crash between chunks, draws again from the same items."""
-        sql = "SELECT rowid, id FROM items" + (" WHERE rowid <= ?" if upto is not None else "") + " ORDER BY rowid"
-        rows = self.db.execute(sql, [] if upto is None else [upto]).fetchall()
-        return [r[1] for r in rows], int(rows[-1][0]) if rows else 0
+        the next start, after a crash between chunks, draws again from the same items. Read when asked for
+        where the rowids allow it (`annotate.store.item_ids`)."""
+        from annotate.store.item_ids import queue_item_ids
+
+        return queue_item_ids(self, upto)  # type: ignore[arg-type]
 
     @staticmethod
     def _assignment_sequence(db: Any) -> int:
