@@ -124,3 +124,14 @@ def test_an_import_inside_a_callers_transaction_stages_in_the_temp_database(proj
         assert session_tally(store) == recount(store)
         attached = {row[1] for row in store.db.conn.execute("PRAGMA database_list")}
         assert "stage" not in attached
+
+
+@pytest.mark.parametrize("table", sorted(tally_schema._BULK_COUNTS))
+def test_the_bulk_counts_read_the_rows_appended_in_one_pass_of_the_table(project: Path, table: str) -> None:
+    """Not through an index, where every row would be read again by rowid (3.0 s instead of 0.6 s at 1.67M votes)."""
+    spec = session(project)
+    with open_store(spec) as store:
+        plan = store.db.execute("EXPLAIN QUERY PLAN " + tally_schema._BULK_COUNTS[table], [0]).fetchall()
+    steps = " / ".join(row[-1] for row in plan)
+    assert f"SEARCH {table} USING INTEGER PRIMARY KEY (rowid>?)" in steps, steps
+    assert "INDEX" not in steps.replace("INTEGER PRIMARY KEY", ""), steps

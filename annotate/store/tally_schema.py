@@ -175,14 +175,18 @@ def _triggers(db: sqlite_utils.Database, table: str, count_in: str, count_out: s
 
 
 _BULK_COUNTS = {
-    "items": 'INSERT INTO "item_tally" SELECT coalesce("category", \'\'), count(*), count("gold") FROM "items"'
-             ' WHERE "rowid" > ? GROUP BY 1 ON CONFLICT ("category") DO UPDATE'
+    "items": 'INSERT INTO "item_tally" SELECT coalesce("category", \'\'), count(*), count("gold")'
+             ' FROM "items" NOT INDEXED WHERE "rowid" > ? GROUP BY 1 ON CONFLICT ("category") DO UPDATE'
              ' SET "items" = "items" + excluded."items", "gold" = "gold" + excluded."gold"',
-    "external_labels": 'INSERT INTO "label_tally" SELECT "source", "cohort", count(*) FROM "external_labels"'
-                       ' WHERE "rowid" > ? GROUP BY 1, 2 ON CONFLICT ("source", "cohort") DO UPDATE'
+    "external_labels": 'INSERT INTO "label_tally" SELECT "source", "cohort", count(*)'
+                       ' FROM "external_labels" NOT INDEXED WHERE "rowid" > ? GROUP BY 1, 2'
+                       ' ON CONFLICT ("source", "cohort") DO UPDATE'
                        ' SET "labels" = "labels" + excluded."labels"',
 }
-"""Count a table's rows with rowids above the one given into its tally (its insert trigger's work, in one go)."""
+"""Count a table's rows with rowids above the one given into its tally (its insert trigger's work, in one go).
+NOT INDEXED: the rows appended are a range of rowids, read in one pass of the table; else SQLite walks the votes'
+unique index (source first, for the GROUP BY) and reads every row from the table by rowid, 3.0 s instead of 0.6 s
+for the 1.67M Arena votes."""
 
 
 def newest_rowid(conn: sqlite3.Connection, table: str) -> int:
