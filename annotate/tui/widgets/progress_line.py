@@ -68,15 +68,15 @@ class ProgressLine(Widget):
 
     def render(self) -> Text:
         head = Text(no_wrap=True)
-        head.append(f" Item {self.position + 1} of {self.total}", style="bold")
+        head.append(f" Item {self.position + 1:,} of {self.total:,}", style="bold")
         if self.ref:
             head.append(f" #{self.ref}")
         states = [s for s in (self.state, self.flagged) if s]
         if states:
             head.append(f" ({', '.join(states)})", style="italic")
-        counts = f" · {self.done} of {self.total} done"
+        counts = f" · {self.done:,} of {self.total:,} done"
         if self.skipped:
-            counts += f" · {self.skipped} skipped"
+            counts += f" · {self.skipped:,} skipped"
         sitting = f" · this sitting {sitting_label(self.sitting_s)}"
         right = Text(no_wrap=True)
         if self.notice:
