@@ -56,6 +56,7 @@ from annotate.analysis.reasons import not_enough
 from annotate.analysis.style import FEATURES, TOKENIZER, normalised_difference
 from annotate.analysis.style_control_intervals import bootstrap_bounds, sandwich_bounds
 from annotate.analysis.style_newton import by_pair, newton, sorted_rows
+from annotate.frame_codes import checked_codes
 
 __all__ = [
     "INTERVAL_METHODS",
@@ -171,7 +172,11 @@ def style_design(
         bad = sorted({str(w) for w in battles.loc[outcome.isna(), "winner"]})[:5]
         raise ValueError(f"unknown winner values {bad}; expected {sorted(WINNER_COLUMN)}")
     c = counts.assign(item=counts["item"].astype(str)).drop_duplicates("item").set_index("item")
-    row_of = c.index.get_indexer(battles["item"].astype(str))  # each battle's row of counts, -1: none
+    coded = checked_codes(battles, "item")  # the items' codes, when the battles carry them (frame_codes)
+    if coded is None:
+        row_of = c.index.get_indexer(battles["item"].astype(str))  # each battle's row of counts, -1: none
+    else:
+        row_of = c.index.get_indexer(coded[1])[coded[0]]  # each distinct item looked up once
     known = row_of >= 0
     dropped = int((~known).sum())
     if not known.any():
@@ -179,7 +184,11 @@ def style_design(
                                         np.zeros((0, len(feature_names))), np.zeros((0, 3)), feature_names), dropped
     # One row per item (sorted by id), its models from its first battle, its votes counted by outcome: integer
     # codes and bincounts instead of a groupby and a crosstab over the battles' strings.
-    codes, item_ids = pd.factorize(battles["item"].astype(str).to_numpy()[known], sort=True)
+    if coded is None:
+        codes, item_ids = pd.factorize(battles["item"].astype(str).to_numpy()[known], sort=True)
+    else:  # the codes sort as the texts do
+        codes, distinct = pd.factorize(coded[0][known].astype(np.int64), sort=True)
+        item_ids = coded[1].to_numpy(dtype=object)[distinct]
     n_items = len(item_ids)
     by_item = np.argsort(codes, kind="stable")
     first = by_item[np.searchsorted(codes[by_item], np.arange(n_items))]  # each item's first battle

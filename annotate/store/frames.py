@@ -103,7 +103,7 @@ _ITEMS_SQL = (
 text functions stop at, sends its item to Python)."""
 
 
-def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
+def votes_frame(store: Store, include_skips: bool = False, codes: bool = False) -> pd.DataFrame:
     """Every vote on every item, one row each: the session's current judgments (source
     `judgment`) and imported external labels (source = their file or format).
 
@@ -112,7 +112,8 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
     `swapped`, `label_side`, timings, `purpose`, `condition` and `display_order` (ranking items: the
     slots at display positions 1, 2, ... as one string, `CADB`) are set for judgments only;
     `shown_first` (the slot the rater saw first, A or B) for external labels whose source says.
-    Skips are left out unless include_skips.
+    Skips are left out unless include_skips. codes: the frame also carries the codes of item and rater
+    (`annotate.frame_codes`: columns ``item#codes`` and ``rater#codes``), the items' from the read.
     """
     import numpy as np
     import pandas as pd
@@ -137,8 +138,21 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
     if at is not None and len(external):
         found = _item_positions(external["item"], items) if found is None else found
         at = None if found is None else np.concatenate([at, found])
+    ids = items["item"].to_numpy(dtype=object)
     items = items.drop(columns=["kind", "rowid"])
-    return _with_items(votes, items, at).reindex(columns=list(VOTE_COLUMNS)).reset_index(drop=True)
+    out = _with_items(votes, items, at).reindex(columns=list(VOTE_COLUMNS)).reset_index(drop=True)
+    return _with_codes(out, ids, at) if codes else out
+
+
+def _with_codes(votes: pd.DataFrame, ids: Any, at: Any) -> pd.DataFrame:
+    """`votes` with the codes of item (from each vote's place `at` among the items' `ids`, when known) and
+    rater (`annotate.frame_codes`)."""
+    from annotate.frame_codes import sorted_ranks, with_codes, with_codes_of
+
+    ranks = None if at is None else sorted_ranks(ids)
+    if ranks is None:
+        return with_codes_of(votes, "item", "rater")
+    return with_codes_of(with_codes(votes, "item", ranks[0][at], ranks[1]), "rater")
 
 
 def _item_positions(ids: pd.Series, items: pd.DataFrame) -> Any:

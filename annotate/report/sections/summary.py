@@ -357,10 +357,11 @@ def _ranking(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[st
 def _class_counts(votes: pd.DataFrame, classes: dict[str, int]) -> np.ndarray:
     """Votes per class (0, 1, 2) of every item with a vote of a known class (in integer codes, one row per item)."""
     import numpy as np
-    import pandas as pd
+
+    from annotate.frame_codes import factorize
 
     codes = votes["label"].map(classes).to_numpy(np.float64)
-    items = pd.factorize(votes["item"])[0]
+    items = factorize(votes, "item")[0]
     known = ~np.isnan(codes) & (items >= 0)
     n_items = int(items.max(initial=-1)) + 1
     counts = np.bincount(items[known] * 3 + codes[known].astype(np.int64), minlength=n_items * 3).reshape(-1, 3)
