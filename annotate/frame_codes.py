@@ -18,6 +18,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import numpy as np
     import pandas as pd
 
@@ -141,3 +143,15 @@ def get_indexer(frame: pd.DataFrame, column: str, index: pd.Index) -> np.ndarray
         return index.get_indexer(frame[column])
     codes, labels = checked
     return index.get_indexer(labels)[codes]
+
+
+def groups(frame: pd.DataFrame, column: str) -> Iterator[tuple[Any, pd.DataFrame]]:
+    """``iter(frame.groupby(column, sort=True))``: each value of `column` (sorted) and its rows, in their
+    order; grouped by the column's codes where `frame` carries matching ones."""
+    fast = factorized(frame, column, sort=True)
+    if fast is None:
+        yield from frame.groupby(column, sort=True)
+        return
+    codes, names = fast
+    for code, part in frame.groupby(codes, sort=True):
+        yield names[int(code)], part

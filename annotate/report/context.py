@@ -271,6 +271,21 @@ def unique_votes(votes: pd.DataFrame) -> pd.DataFrame:
     return kept if v.index.is_monotonic_increasing else kept.sort_index()
 
 
+def cohort_of_raters(votes: pd.DataFrame) -> dict[Any, Any]:
+    """Each rater's cohort, that of their first vote (``votes.drop_duplicates("rater")``'s): from the raters'
+    codes where the votes carry them (`annotate.frame_codes`)."""
+    import numpy as np
+
+    from annotate.frame_codes import factorized
+
+    fast = factorized(votes, "rater")
+    if fast is None:
+        return votes.drop_duplicates("rater").set_index("rater")["cohort"].to_dict()
+    codes, raters = fast
+    first = np.unique(codes, return_index=True)[1]  # codes in first-appearance order: their first rows, in order
+    return dict(zip(raters.tolist(), votes["cohort"].to_numpy(dtype=object)[first].tolist(), strict=True))
+
+
 def long_votes(votes: pd.DataFrame) -> pd.DataFrame:
     """The votes as agreement reads them: unit (the item), rater, label, and the codes of unit and rater
     where the votes carry them (`annotate.frame_codes`)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from annotate.report.cells import share_cell
-from annotate.report.context import JUDGES, LLM_COHORTS, Context, more_raters
+from annotate.report.context import JUDGES, LLM_COHORTS, Context, cohort_of_raters, more_raters
 from annotate.report.model import Column, Section, Table
 from annotate.text import plural
 
@@ -60,7 +60,7 @@ def _bias(
     pooled = fn(headline, **kwargs)
     per_rater = fn(votes, **kwargs).per_rater
     adjusted = holm([p.p_value for p in per_rater])
-    cohort_of = _cohort_of(votes)
+    cohort_of = cohort_of_raters(votes)
     rows = [_row(pooled.overall, ctx.headline_row, None, None, why)]
     out: dict[str, Any] = {"kind": pooled.kind, "overall": pooled.overall.to_json(), "llm": None, "per_rater": []}
     if not judges.empty and not ctx.pool_llm:
@@ -81,21 +81,6 @@ def _bias(
     listing = (f"the JSON report lists {len(listed)} of the {len(per_rater)} raters (every one with a significant "
                f"bias, then those with most votes) and sums up the other {left_out['n']}.")
     return out, rows, (f"{plural(more, 'more rater')}; {listing}" if more else listing[0].upper() + listing[1:],)
-
-
-def _cohort_of(votes: pd.DataFrame) -> dict[Any, Any]:
-    """Each rater's cohort (of their first vote): from the raters' codes where the votes carry them
-    (`annotate.frame_codes`)."""
-    import numpy as np
-
-    from annotate.frame_codes import factorized
-
-    fast = factorized(votes, "rater")
-    if fast is None:
-        return votes.drop_duplicates("rater").set_index("rater")["cohort"].to_dict()
-    codes, raters = fast
-    first = np.unique(codes, return_index=True)[1]  # codes in first-appearance order: their first rows, in order
-    return dict(zip(raters.tolist(), votes["cohort"].to_numpy(dtype=object)[first].tolist(), strict=True))
 
 
 def _listed(
