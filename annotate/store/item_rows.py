@@ -63,6 +63,8 @@ _SOURCE = ("FROM items i LEFT JOIN item_facts f ON f.item_id = i.id AND f.conten
 """`ITEM_ROWS_SQL`'s rows, for the integer read (`_read`)."""
 _TEXT = {"kind": "i.kind", "category": "i.category", "gold": "i.gold", "model_a": "f.model_a",
          "model_b": "f.model_b", "empty_slots": "f.empty_slots"}
+_FACT_TEXTS = ("model_a", "model_b", "empty_slots")
+"""The text columns of `item_facts` (`_TEXT`'s ``f.`` columns)."""
 _TURN = ("CASE WHEN json_valid(i.metadata) AND json_type(i.metadata, '$.turn') = 'integer'"
          " THEN json_extract(i.metadata, '$.turn') END")
 _NUMBER = {**{c: f"f.{c}" for c in FACT_COLUMNS if c not in _TEXT}, "turn": _TURN}
@@ -94,9 +96,14 @@ def _read(store: Store) -> pd.DataFrame | None:
     known = text_codes.sampled_texts(conn, _TEXT, _SOURCE, "i.rowid", SAMPLE)
     if known is None:
         return None
+    wide = []
+    for name in _FACT_TEXTS:  # the facts' texts from all of their small table: a sample in item order can miss
+        texts = text_codes.distinct_texts(conn, name, "item_facts")  # most models (Arena's come in model order)
+        if texts is not None:
+            known[name], wide = texts, [*wide, name]
     typed = " OR ".join(f"typeof({sql}) NOT IN ('integer', 'null')" for name, sql in _NUMBER.items() if name != "turn")
     fields = [Field("bad", typed, 1), Field("known", "f.item_id IS NOT NULL", 1)]
-    text_fields, params, other, as_text = text_codes.case_fields(_TEXT, known, CASE_LIMIT)
+    text_fields, params, other, as_text = text_codes.case_fields(_TEXT, known, CASE_LIMIT, wide)
     packing = pack(fields + text_fields)
     try:
         words = read_ints(conn, _SOURCE, (), [sql for sql, _ in packing] +
