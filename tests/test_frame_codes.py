@@ -14,12 +14,13 @@ from annotate.analysis.agreement.coded import coded_rows
 from annotate.analysis.battles import pair_counts
 from annotate.analysis.bias import length_bias, position_bias
 from annotate.analysis.cohorts import battles_from_votes
+from annotate.analysis.competence import rest_agreement_per_vote
 from annotate.analysis.dawid_skene import dawid_skene
 from annotate.analysis.pairwise import type_agreement
 from annotate.analysis.quality import repeat_consistency, timing
 from annotate.analysis.style_control import style_design
 from annotate.model import Assignment, ExternalLabel, Judgment, Timings
-from annotate.report.context import cohort_of_raters, long_votes, unique_votes
+from annotate.report.context import cohort_of_raters, long_votes, raters_per_cohort, unique_votes
 from annotate.store import Store
 from annotate.store.frames import votes_frame
 
@@ -107,7 +108,8 @@ def _results(votes: pd.DataFrame) -> list[str]:
         dawid_skene(long),
         pair_counts(battles, item="item"), style_design(battles, counts, ("tokens",)),
         timing(votes, n_boot=20), repeat_consistency(votes, n_boot=20),
-        unique_votes(votes).index.tolist(), cohort_of_raters(votes),
+        unique_votes(votes).index.tolist(), cohort_of_raters(votes), raters_per_cohort(votes),
+        rest_agreement_per_vote(votes).tolist(),
     ]
     return [repr(r) for r in out]
 

@@ -271,6 +271,27 @@ def unique_votes(votes: pd.DataFrame) -> pd.DataFrame:
     return kept if v.index.is_monotonic_increasing else kept.sort_index()
 
 
+def raters_per_cohort(votes: pd.DataFrame) -> tuple[dict[Any, int], int]:
+    """The distinct raters of each cohort (``votes.groupby("cohort")["rater"].nunique()``, cohorts sorted) and
+    of all the votes (``votes["rater"].nunique()``): from the raters' codes where the votes carry them
+    (`annotate.frame_codes`), the cohorts (few) factorized."""
+    import numpy as np
+    import pandas as pd
+
+    from annotate.frame_codes import factorized
+
+    fast = factorized(votes, "rater")
+    if fast is None:
+        per = votes.groupby("cohort")["rater"].nunique().to_dict()
+        return {k: int(n) for k, n in per.items()}, int(votes["rater"].nunique())
+    raters, names = fast
+    cohorts, cohort_names = pd.factorize(votes["cohort"], sort=True)
+    known = cohorts >= 0  # a missing cohort is no group
+    pairs = np.unique(cohorts[known].astype(np.int64) * max(len(names), 1) + raters[known])
+    per_cohort = np.bincount(pairs // max(len(names), 1), minlength=len(cohort_names))
+    return {c: int(n) for c, n in zip(cohort_names.tolist(), per_cohort.tolist(), strict=True) if n}, len(names)
+
+
 def cohort_of_raters(votes: pd.DataFrame) -> dict[Any, Any]:
     """Each rater's cohort, that of their first vote (``votes.drop_duplicates("rater")``'s): from the raters'
     codes where the votes carry them (`annotate.frame_codes`)."""

@@ -39,7 +39,8 @@ def item_rows(store: Store) -> pd.DataFrame:
     if kept is not None and kept[0] == version:
         return kept[1]
     read = _read(store)
-    frame = _shared_texts(store.frame(ITEM_ROWS_SQL) if read is None else read)
+    # the integer read's texts are taken from their distinct values (frames._text_column): shared already
+    frame = _shared_texts(store.frame(ITEM_ROWS_SQL)) if read is None else read
     _KEPT[store] = (version, frame)
     return frame
 
