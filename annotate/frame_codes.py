@@ -77,8 +77,8 @@ def checked_codes(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, pd.Inde
     if name not in frame.columns or column not in frame.columns:
         return None
     coded = frame[name]
-    if not isinstance(coded.dtype, pd.CategoricalDtype):
-        return None
+    if not isinstance(coded.dtype, pd.CategoricalDtype) or isinstance(frame[column].dtype, pd.CategoricalDtype):
+        return None  # (a categorical column factorizes to its own categories)
     codes = coded.cat.codes.to_numpy()
     labels = coded.cat.categories
     if not (labels.is_unique and labels.is_monotonic_increasing):
