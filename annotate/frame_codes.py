@@ -44,7 +44,7 @@ def with_codes(frame: pd.DataFrame, column: str, codes: np.ndarray, labels: Any)
     import numpy as np
     import pandas as pd
 
-    categories = pd.Index(labels)
+    categories = labels if isinstance(labels, pd.Index) else pd.Index(labels)  # an Index: kept, its checks cached
     if not (categories.is_unique and categories.is_monotonic_increasing):
         raise ValueError(f"the labels of {column}'s codes are not distinct and sorted")
     codes = np.asarray(codes)

@@ -100,6 +100,10 @@ def _results(votes: pd.DataFrame) -> list[str]:
     battles = battles_from_votes(unique_votes(votes))
     ids = sorted(set(votes["item"]))
     counts = pd.DataFrame({"item": ids, "tokens_a": np.arange(len(ids)) % 7, "tokens_b": np.arange(len(ids)) % 5})
+    counts = pd.concat([counts, counts.iloc[:3].assign(tokens_a=99)], ignore_index=True)  # an item twice: the first
+    coded = frame_codes.checked_codes(battles, "item")
+    if coded is not None:  # the counts with the codes of the same labels, as the report's style counts carry them
+        counts = frame_codes.with_codes(counts, "item", coded[1].get_indexer(counts["item"]), coded[1])
     out = [
         position_bias(votes, item="item", n_boot=20), length_bias(votes, item="item", n_boot=20),
         type_agreement(with_types, "expert", "crowd", n_boot=20),

@@ -45,6 +45,25 @@ def item_rows(store: Store) -> pd.DataFrame:
     return frame
 
 
+_RANKS: weakref.WeakKeyDictionary[Store, tuple[pd.DataFrame, Any]] = weakref.WeakKeyDictionary()
+
+
+def item_ranks(store: Store) -> tuple[np.ndarray, pd.Index] | None:
+    """Each row of `item_rows` (rowid order)'s place among the item ids sorted, and the ids sorted (one Index,
+    so frames coded by it share it): the codes of item that the report's frames carry (`annotate.frame_codes`),
+    made once per `item_rows` frame; None when an id is not text."""
+    import pandas as pd
+
+    from annotate.frame_codes import sorted_ranks
+
+    frame = item_rows(store)
+    kept = _RANKS.get(store)
+    if kept is None or kept[0] is not frame:
+        ranks = sorted_ranks(frame["item"].to_numpy(dtype=object))
+        kept = _RANKS[store] = (frame, None if ranks is None else (ranks[0], pd.Index(ranks[1], dtype="str")))
+    return kept[1]
+
+
 def _shared_texts(frame: pd.DataFrame) -> pd.DataFrame:
     """`frame` with each repeated text (kind, category, model names...) one object, not one per row: the
     frame is kept, and the votes frame takes its columns by position (same values and dtypes)."""
