@@ -140,19 +140,12 @@ def votes_frame(store: Store, include_skips: bool = False, codes: bool = False) 
         at = None if found is None else np.concatenate([at, found])
     items = items.drop(columns=["kind", "rowid"])
     out = _with_items(votes, items, at).reindex(columns=list(VOTE_COLUMNS)).reset_index(drop=True)
-    return _with_codes(store, out, at) if codes else out
-
-
-def _with_codes(store: Store, votes: pd.DataFrame, at: Any) -> pd.DataFrame:
-    """`votes` with the codes of item (from each vote's place `at` among the items, when known:
-    `item_rows.item_ranks`) and rater (`annotate.frame_codes`)."""
-    from annotate.frame_codes import with_codes, with_codes_of
+    if not codes:
+        return out
+    from annotate.frame_codes import with_vote_codes
     from annotate.store.item_rows import item_ranks
 
-    ranks = None if at is None else item_ranks(store)
-    if ranks is None:
-        return with_codes_of(votes, "item", "rater")
-    return with_codes_of(with_codes(votes, "item", ranks[0][at], ranks[1]), "rater")
+    return with_vote_codes(out, None if at is None else item_ranks(store), at)
 
 
 def _item_positions(ids: pd.Series, items: pd.DataFrame) -> Any:
