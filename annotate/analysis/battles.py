@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from annotate.frame_codes import factorize
+
 __all__ = [
     "WINNER_CODES",
     "ItemPatterns",
@@ -180,13 +182,14 @@ def pair_counts(
     outcome = np.array([WINNER_CODES[w] for w in winner_names], dtype=np.int64)[winner_codes]
     one_hot = np.zeros((n, 3))
     one_hot[np.arange(n), outcome] = 1.0
-    clusters = None if item is None else _item_codes(battles[item])
+    clusters = None if item is None else _item_codes(battles, item)
     return _canonical([str(m) for m in models], i, j, one_hot, clusters)
 
 
-def _item_codes(items: pd.Series) -> np.ndarray:
-    """The items as integers in order of first appearance, NaN where missing (as `_patterns` factorises them)."""
-    codes = pd.factorize(items)[0]
+def _item_codes(battles: pd.DataFrame, item: str) -> np.ndarray:
+    """The items (column `item`) as integers in order of first appearance, NaN where missing (as `_patterns`
+    factorises them); from the items' codes where the battles carry them (`annotate.frame_codes`)."""
+    codes = factorize(battles, item)[0]
     return np.where(codes < 0, np.nan, codes) if (codes < 0).any() else codes
 
 

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from annotate.analysis.estimate import json_number
+from annotate.frame_codes import factorize, factorized
 
 __all__ = [
     "BiasReport", "Proportion", "binomial_test", "first_shown_bias", "holm", "length_bias", "position_bias",
@@ -216,7 +217,7 @@ def _report(kind: str, df: pd.DataFrame, rater: str | None, hit: str, counted: s
     overall = share(df, None)
     per_rater: list[Proportion] = []
     if rater is not None and rater in df.columns:
-        totals = df.groupby(rater, sort=True).agg(k=(hit, "sum"), n=(counted, "sum"), size=(hit, "size"))
+        totals = _totals(df, rater, hit, counted)
         shared: set[Any] = set()
         if clustered:  # raters with two counted votes on one item (repeats): those need the item as unit
             shared = _repeating(df.loc[df[counted]], rater, item)
@@ -245,10 +246,27 @@ class _CountedShares:
         return Proportion(rater, k, n, n_excluded, share, low, high, p_value, "votes", n, 1.0)
 
 
+def _totals(df: pd.DataFrame, rater: str, hit: str, counted: str) -> Any:
+    """Per rater (sorted): k (hits), n (counted) and size (rows), as ``groupby(rater, sort=True).agg``
+    gives them (itertuples: rater, k, n, size); from the rater's codes when `df` carries them
+    (`annotate.frame_codes`), by a groupby of the texts otherwise."""
+    fast = factorized(df, rater, sort=True)
+    if fast is None:
+        return df.groupby(rater, sort=True).agg(k=(hit, "sum"), n=(counted, "sum"), size=(hit, "size"))
+    codes, names = fast
+    width = len(names)
+
+    def summed(column: str) -> np.ndarray:
+        return np.bincount(codes, weights=df[column].to_numpy(dtype=np.int64), minlength=width).astype(np.int64)
+
+    size = np.bincount(codes, minlength=width).astype(np.int64)
+    return pd.DataFrame({"k": summed(hit), "n": summed(counted), "size": size}, index=pd.Index(names, name=rater))
+
+
 def _repeating(df: pd.DataFrame, rater: str, item: str) -> set[Any]:
     """The raters with two rows or more on one item (in integer codes of both columns)."""
-    raters, values = pd.factorize(df[rater])
-    items = pd.factorize(df[item])[0]
+    raters, values = factorize(df, rater)
+    items = factorize(df, item)[0]
     keep = (raters >= 0) & (items >= 0)  # as a groupby, a missing rater or item is no group
     key = items[keep].astype(np.int64) * max(len(values), 1) + raters[keep]
     repeated = np.unique(key[pd.Series(key).duplicated().to_numpy()] % max(len(values), 1))

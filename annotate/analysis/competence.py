@@ -31,6 +31,7 @@ from annotate.analysis.cell_ratios import cell_ratios
 from annotate.analysis.estimate import json_number
 from annotate.analysis.quality import FAST_MS
 from annotate.analysis.reasons import not_enough
+from annotate.frame_codes import factorize
 
 __all__ = ["BLOCK", "MAX_BLOCKS", "CompetenceCell", "Measure", "block_size", "competence_over_time",
            "rest_agreement_per_vote"]
@@ -90,8 +91,8 @@ def rest_agreement_per_vote(votes: pd.DataFrame) -> pd.Series:
     >>> rest_agreement_per_vote(v).tolist()
     [0.5, 0.5, 0.0, nan]
     """
-    items = pd.factorize(votes["item"])[0].astype(np.int64)
-    raters, rater_values = pd.factorize(votes["rater"])
+    items = factorize(votes, "item")[0].astype(np.int64)
+    raters, rater_values = factorize(votes, "rater")
     labels, label_values = pd.factorize(votes["label"])  # -1: no label, never the same as another's
     n_raters, n_labels = max(len(rater_values), 1), len(label_values) + 1
     pair = items * n_raters + raters
@@ -174,7 +175,7 @@ def _cells(v: pd.DataFrame) -> tuple[np.ndarray, list[Any], np.ndarray, np.ndarr
     """The cells in report order (blocks in queue order; in each, all annotators, then each annotator in
     sorted order): each cell's block and rater (None: all), and each answer's two cells (all, its own)."""
     block_codes, block_values = pd.factorize(v["_block"], sort=True)
-    rater_codes, rater_values = pd.factorize(v["rater"], sort=True)
+    rater_codes, rater_values = factorize(v, "rater", sort=True)
     width = len(rater_values) + 1
     whole_key = block_codes.astype(np.int64) * width
     own_key = whole_key + rater_codes + 1

@@ -45,6 +45,7 @@ import pandas as pd
 
 from annotate.analysis.estimate import json_number
 from annotate.analysis.reasons import not_enough
+from annotate.frame_codes import code_columns, factorize
 
 __all__ = ["DEFAULT_MARGIN", "MIN_ANSWERS", "MIN_RATERS", "AnnotatorCompetence", "DawidSkene", "dawid_skene",
            "flag_rule"]
@@ -200,7 +201,7 @@ def _counts(labels: pd.DataFrame, classes: Sequence[Any] | None) -> tuple[tuple,
     missing = [c for c in ("unit", "rater", "label") if c not in labels.columns]
     if missing:
         raise ValueError(f"labels are missing columns {missing}")
-    v = labels.loc[labels["label"].notna(), ["unit", "rater", "label"]]
+    v = labels.loc[labels["label"].notna(), ["unit", "rater", "label", *code_columns(labels, "unit", "rater")]]
     classes = (tuple(sorted(v["label"].unique(), key=lambda c: (str(type(c)), c))) if classes is None
                else tuple(classes))
     position = {c: i for i, c in enumerate(classes)}
@@ -211,8 +212,8 @@ def _counts(labels: pd.DataFrame, classes: Sequence[Any] | None) -> tuple[tuple,
         outside = sorted({str(x) for x in v["label"] if x not in known})
         raise ValueError(f"labels outside the classes {list(classes)}: {outside[:5]}")
     class_codes = np.array([position[x] for x in distinct.tolist()], dtype=np.int64)[label_codes]
-    unit_codes, units = pd.factorize(v["unit"])
-    rater_codes, raters = pd.factorize(v["rater"])
+    unit_codes, units = factorize(v, "unit")
+    rater_codes, raters = factorize(v, "rater")
     key = pd.DataFrame({"u": unit_codes, "r": rater_codes, "c": class_codes}).value_counts(sort=False)
     idx = key.index.to_frame(index=False)
     # tolist: the same Python values as iterating the ids, without boxing each one through the array's iterator

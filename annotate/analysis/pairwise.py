@@ -30,6 +30,7 @@ from annotate.analysis.bootstrap import (
 )
 from annotate.analysis.estimate import Estimate
 from annotate.analysis.majority import verdicts
+from annotate.frame_codes import code_columns, factorize
 
 __all__ = ["LABEL_CLASSES", "PairAgreement", "majority_agreement", "type_agreement"]
 
@@ -86,7 +87,8 @@ def _prepare(votes: pd.DataFrame, types: set[str]) -> pd.DataFrame:
     missing = [c for c in _COLUMNS if c not in votes.columns]
     if missing:
         raise ValueError(f"votes are missing columns {missing}")
-    v = votes.loc[votes["label"].notna() & votes["rater_type"].isin(types), list(_COLUMNS)]
+    v = votes.loc[votes["label"].notna() & votes["rater_type"].isin(types),
+                  [*_COLUMNS, *code_columns(votes, "item", "rater")]]
     unknown = set(v["label"].unique()) - set(LABEL_CLASSES)
     if unknown:
         raise ValueError(f"unknown vote labels {sorted(map(str, unknown))}; expected {sorted(LABEL_CLASSES)}")
@@ -175,8 +177,8 @@ def type_agreement(
     0.0
     """
     v = _prepare(votes, {type_x, type_y})
-    item_codes, item_values = pd.factorize(v["item"])  # in order of first appearance, as pd.unique
-    rater_codes = pd.factorize(v["rater"])[0]
+    item_codes, item_values = factorize(v, "item")  # in order of first appearance, as pd.unique
+    rater_codes = factorize(v, "rater")[0]
     if (item_codes < 0).any() or (rater_codes < 0).any():  # a missing item or rater: grouped as pandas does
         return _type_agreement_frames(v, type_x, type_y, n_boot, seed)
     is_x = (v["rater_type"] == type_x).to_numpy()

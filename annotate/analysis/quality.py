@@ -18,6 +18,7 @@ import pandas as pd
 from annotate.analysis.bias import wilson_interval
 from annotate.analysis.clustered import share_of_items
 from annotate.analysis.estimate import json_number
+from annotate.frame_codes import code_columns, factorize, groups
 from annotate.quality_rules import FAST_MS  # re-exported: the report and the dashboard share one threshold
 
 __all__ = ["FAST_MS", "Share", "Timing", "attention_pass_rate", "gold_accuracy", "repeat_consistency", "timing"]
@@ -130,10 +131,10 @@ def repeat_consistency(votes: pd.DataFrame, n_boot: int = 0, seed: int | None = 
     per rater with at least one pair.  A rater's interval is Wilson (one pair per item, the usual one
     repeat); the all-raters interval resamples items, each with the pairs of every rater on it.
     """
-    v = votes.loc[votes["label"].notna(), ["rater", "item", "label"]]
+    v = votes.loc[votes["label"].notna(), ["rater", "item", "label", *code_columns(votes, "rater", "item")]]
     if v.empty:
         return ()
-    v = v.loc[_repeated(v["rater"], v["item"])]  # only a rater's item seen twice or more makes a pair
+    v = v.loc[_repeated(v, "rater", "item")]  # only a rater's item seen twice or more makes a pair
     per_label = v.groupby(["rater", "item", "label"]).size()
     same = (per_label * (per_label - 1) / 2).groupby(level=["rater", "item"]).sum()
     m = v.groupby(["rater", "item"]).size()
@@ -148,10 +149,10 @@ def repeat_consistency(votes: pd.DataFrame, n_boot: int = 0, seed: int | None = 
     return (overall, *rows)
 
 
-def _repeated(raters: pd.Series, items: pd.Series) -> np.ndarray:
+def _repeated(v: pd.DataFrame, rater: str, item: str) -> np.ndarray:
     """Which rows share their (rater, item) with another row (a missing rater or item: never)."""
-    r, values = pd.factorize(raters)
-    i = pd.factorize(items)[0]
+    r, values = factorize(v, rater)
+    i = factorize(v, item)[0]
     known = (r >= 0) & (i >= 0)
     key = np.where(known, i.astype(np.int64) * max(len(values), 1) + r, -1 - np.arange(len(r)))
     return pd.Series(key).duplicated(keep=False).to_numpy() & known
@@ -201,6 +202,8 @@ def timing(votes: pd.DataFrame, fast_ms: int = FAST_MS, n_boot: int = 0, seed: i
     keep = votes["label"].notna() & ms.notna()
     item = votes["item"] if "item" in votes.columns else pd.Series(np.arange(len(votes)), index=votes.index)
     v = pd.DataFrame({"rater": votes.loc[keep, "rater"], "item": item[keep], "ms": ms[keep].astype(np.float64)})
+    if code_columns(votes, "rater"):  # the rater's codes, to group by (annotate.frame_codes)
+        v = pd.concat([v, votes.loc[keep, code_columns(votes, "rater")]], axis=1)
     if v.empty:
         return ()
 
@@ -219,5 +222,5 @@ def timing(votes: pd.DataFrame, fast_ms: int = FAST_MS, n_boot: int = 0, seed: i
             (lo, hi), unit = wilson_interval(fast, len(times)), "votes"
         return Timing(rater, len(times), float(times.median()), fast, fast / len(times), lo, hi, unit)
 
-    per_rater = [row(rater, group) for rater, group in v.groupby("rater", sort=True)]
+    per_rater = [row(rater, group) for rater, group in groups(v, "rater")]
     return (row(None, v), *per_rater)

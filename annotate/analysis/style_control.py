@@ -56,6 +56,7 @@ from annotate.analysis.reasons import not_enough
 from annotate.analysis.style import FEATURES, TOKENIZER, normalised_difference
 from annotate.analysis.style_control_intervals import bootstrap_bounds, sandwich_bounds
 from annotate.analysis.style_newton import by_pair, newton, sorted_rows
+from annotate.frame_codes import checked_codes
 
 __all__ = [
     "INTERVAL_METHODS",
@@ -170,8 +171,7 @@ def style_design(
     if outcome.isna().any():
         bad = sorted({str(w) for w in battles.loc[outcome.isna(), "winner"]})[:5]
         raise ValueError(f"unknown winner values {bad}; expected {sorted(WINNER_COLUMN)}")
-    c = counts.assign(item=counts["item"].astype(str)).drop_duplicates("item").set_index("item")
-    row_of = c.index.get_indexer(battles["item"].astype(str))  # each battle's row of counts, -1: none
+    c, row_of, coded = _rows_of_counts(battles, counts)
     known = row_of >= 0
     dropped = int((~known).sum())
     if not known.any():
@@ -179,7 +179,11 @@ def style_design(
                                         np.zeros((0, len(feature_names))), np.zeros((0, 3)), feature_names), dropped
     # One row per item (sorted by id), its models from its first battle, its votes counted by outcome: integer
     # codes and bincounts instead of a groupby and a crosstab over the battles' strings.
-    codes, item_ids = pd.factorize(battles["item"].astype(str).to_numpy()[known], sort=True)
+    if coded is None:
+        codes, item_ids = pd.factorize(battles["item"].astype(str).to_numpy()[known], sort=True)
+    else:  # the codes sort as the texts do
+        codes, distinct = pd.factorize(coded[0][known].astype(np.int64), sort=True)
+        item_ids = coded[1].to_numpy(dtype=object)[distinct]
     n_items = len(item_ids)
     by_item = np.argsort(codes, kind="stable")
     first = by_item[np.searchsorted(codes[by_item], np.arange(n_items))]  # each item's first battle
@@ -195,6 +199,23 @@ def style_design(
     design = style_design_from_arrays(models, position.get_indexer(model_a), position.get_indexer(model_b),
                                       counts_a, counts_b, votes, feature_names, np.asarray(item_ids, dtype=object))
     return design, dropped
+
+
+def _rows_of_counts(battles: pd.DataFrame, counts: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray, Any]:
+    """The counts, one row per item (its first), each battle's row of them (-1: none), and the battles' item
+    codes (`annotate.frame_codes.checked_codes`; None: none). By the codes alone when both frames carry codes
+    of the same labels; each distinct item looked up once when the battles alone do; each battle otherwise."""
+    coded = checked_codes(battles, "item")
+    mine = None if coded is None else checked_codes(counts, "item")
+    if mine is not None and (mine[1] is coded[1] or mine[1].equals(coded[1])):
+        kept = np.sort(np.unique(mine[0], return_index=True)[1])  # drop_duplicates("item"): each item's first row
+        lookup = np.full(len(coded[1]), -1, dtype=np.int64)
+        lookup[mine[0][kept]] = np.arange(kept.size)
+        return counts.iloc[kept], lookup[coded[0]], coded
+    c = counts.assign(item=counts["item"].astype(str)).drop_duplicates("item").set_index("item")
+    if coded is None:
+        return c, c.index.get_indexer(battles["item"].astype(str)), None  # each battle's row of counts
+    return c, c.index.get_indexer(coded[1])[coded[0]], coded  # each distinct item looked up once
 
 
 def to_rating(theta: np.ndarray) -> np.ndarray:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from annotate.report.context import NO_VOTES, Context, prepare_votes, unique_votes
+from annotate.report.context import NO_VOTES, Context, prepare_votes, raters_per_cohort, unique_votes
 from annotate.report.model import Report, Section
 from annotate.text import plural
 
@@ -89,12 +89,12 @@ def build_report(
     ctx = Context(spec, votes, unique, spec.schema.level, categories, n_boot, seed, max_rows, majority, pool_llm,
                   tuple(mtbench_human), scored, rule, style_intervals)
     n_items = store.count_items()
-    cohorts = votes.groupby("cohort")["rater"].nunique().to_dict()
+    cohorts, n_raters = raters_per_cohort(votes)
     n_judged = int((votes["source"] == "judgment").sum())
     meta = (
         ("session", f"{spec.name} ({spec.kind}, guideline {spec.guideline})"),
         ("data", f"{plural(n_items, 'item')}; {plural(len(votes), 'vote')} ({plural(n_judged, 'judgment')}, "
-                 f"{len(votes) - n_judged} imported) from {plural(int(votes['rater'].nunique()), 'rater')}"
+                 f"{len(votes) - n_judged} imported) from {plural(n_raters, 'rater')}"
                  + (" (" + ", ".join(f"{c} {n}" for c, n in sorted(cohorts.items())) + ")" if cohorts else "")),
         ("excluded", f"{plural(excluded['planted'], 'judgment')} under planted suggestions"
                      + (" (included: --include-planted)" if include_planted else "")
@@ -190,7 +190,7 @@ def build_report(
             "name": spec.name, "kind": spec.kind, "level": ctx.level, "n_items": n_items, "n_votes": len(votes),
             "n_judgments": int((votes["source"] == "judgment").sum()),
             "n_imported": int((votes["source"] != "judgment").sum()),
-            "n_raters": int(votes["rater"].nunique()),
+            "n_raters": n_raters,
             "raters_per_cohort": {str(k): int(v) for k, v in cohorts.items()},
             "excluded": excluded, "include_planted": include_planted, "n_boot": n_boot, "seed": seed,
             "unit": "items", "majority_rule": majority, "pool_llm": pool_llm, "mtbench_human": list(mtbench_human),

@@ -64,11 +64,17 @@ class Context:
         groups by item (no item id in its output) groups these instead of the texts."""
         import pandas as pd
 
-        return pd.Series(pd.factorize(self.votes["item"])[0], index=self.votes.index)
+        from annotate.frame_codes import factorize
+
+        return pd.Series(factorize(self.votes, "item")[0], index=self.votes.index)
 
     def coded(self, columns: list[str]) -> pd.DataFrame:
-        """`votes`' ``columns`` with `item_codes` for the item (filters of it copy only these)."""
-        return self.votes[columns].assign(item=self.item_codes)
+        """`votes`' ``columns`` with `item_codes` for the item (filters of it copy only these), and the
+        rater's codes when the votes carry them and ``columns`` has the rater (`annotate.frame_codes`)."""
+        from annotate.frame_codes import code_columns
+
+        kept = code_columns(self.votes, "rater") if "rater" in columns else []
+        return self.votes[columns + kept].assign(item=self.item_codes)
 
     @property
     def pairwise(self) -> bool:
@@ -142,7 +148,7 @@ def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tup
     from annotate.model import INVALID_LABEL
     from annotate.store.frames import per_distinct, votes_frame
 
-    votes = votes_frame(store)
+    votes = votes_frame(store, codes=True)  # item and rater codes: the sections group by them
     excluded = {"planted": 0, "unknown_labels": 0, "adjudication": 0, "invalid": 0}
     # An imported label mapped to `invalid`: the rater gave no usable answer; stored, never a vote.
     invalid = (votes["label"] == INVALID_LABEL) & (votes["source"] != "judgment")
@@ -251,11 +257,12 @@ def unique_votes(votes: pd.DataFrame) -> pd.DataFrame:
     """One vote per (item, rater), attention checks out: the first of purpose main, else the first of
     another purpose; in the order of the votes' index."""
     import numpy as np
-    import pandas as pd
+
+    from annotate.frame_codes import factorize
 
     v = votes.loc[votes["purpose"] != "attention"]
-    items = pd.factorize(v["item"], use_na_sentinel=False)[0].astype(np.int64)
-    raters, rater_values = pd.factorize(v["rater"], use_na_sentinel=False)
+    items = factorize(v, "item", use_na_sentinel=False)[0].astype(np.int64)
+    raters, rater_values = factorize(v, "rater", use_na_sentinel=False)
     key = items * max(len(rater_values), 1) + raters
     later = (v["purpose"] != "main").to_numpy()
     order = np.lexsort((np.arange(len(v)), later, key))  # per (item, rater): main first, then in order
@@ -264,8 +271,49 @@ def unique_votes(votes: pd.DataFrame) -> pd.DataFrame:
     return kept if v.index.is_monotonic_increasing else kept.sort_index()
 
 
+def raters_per_cohort(votes: pd.DataFrame) -> tuple[dict[Any, int], int]:
+    """The distinct raters of each cohort (``votes.groupby("cohort")["rater"].nunique()``, cohorts sorted) and
+    of all the votes (``votes["rater"].nunique()``): from the raters' codes where the votes carry them
+    (`annotate.frame_codes`), the cohorts (few) factorized."""
+    import numpy as np
+    import pandas as pd
+
+    from annotate.frame_codes import factorized
+
+    fast = factorized(votes, "rater")
+    if fast is None:
+        per = votes.groupby("cohort")["rater"].nunique().to_dict()
+        return {k: int(n) for k, n in per.items()}, int(votes["rater"].nunique())
+    raters, names = fast
+    cohorts, cohort_names = pd.factorize(votes["cohort"], sort=True)
+    known = cohorts >= 0  # a missing cohort is no group
+    pairs = np.unique(cohorts[known].astype(np.int64) * max(len(names), 1) + raters[known])
+    per_cohort = np.bincount(pairs // max(len(names), 1), minlength=len(cohort_names))
+    return {c: int(n) for c, n in zip(cohort_names.tolist(), per_cohort.tolist(), strict=True) if n}, len(names)
+
+
+def cohort_of_raters(votes: pd.DataFrame) -> dict[Any, Any]:
+    """Each rater's cohort, that of their first vote (``votes.drop_duplicates("rater")``'s): from the raters'
+    codes where the votes carry them (`annotate.frame_codes`)."""
+    import numpy as np
+
+    from annotate.frame_codes import factorized
+
+    fast = factorized(votes, "rater")
+    if fast is None:
+        return votes.drop_duplicates("rater").set_index("rater")["cohort"].to_dict()
+    codes, raters = fast
+    first = np.unique(codes, return_index=True)[1]  # codes in first-appearance order: their first rows, in order
+    return dict(zip(raters.tolist(), votes["cohort"].to_numpy(dtype=object)[first].tolist(), strict=True))
+
+
 def long_votes(votes: pd.DataFrame) -> pd.DataFrame:
-    return votes.rename(columns={"item": "unit"})[["unit", "rater", "label"]]
+    """The votes as agreement reads them: unit (the item), rater, label, and the codes of unit and rater
+    where the votes carry them (`annotate.frame_codes`)."""
+    from annotate.frame_codes import code_column, code_columns
+
+    renamed = votes.rename(columns={"item": "unit", code_column("item"): code_column("unit")})
+    return renamed[["unit", "rater", "label", *code_columns(renamed, "unit", "rater")]]
 
 
 def cohorts_of(votes: pd.DataFrame) -> list[str]:

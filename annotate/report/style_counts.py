@@ -7,15 +7,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
     from annotate.store import Store
 
 
-def style_counts(store: Store) -> pd.DataFrame:
+def style_counts(store: Store, codes: bool = False) -> pd.DataFrame:
     """Per pairwise item with both answers stored: the style counts of slot A's and slot B's answer
     (each side's answer plus its own earlier assistant turns), columns item, ``<feature>_a``, ``<feature>_b``
-    (int64), in item order."""
+    (int64), in item order. codes: with the items' codes, those of the report's votes (``item#codes``,
+    `annotate.frame_codes`), so the battles find their item's counts without hashing the ids."""
     import numpy as np
     import pandas as pd
 
@@ -38,4 +40,18 @@ def style_counts(store: Store) -> pd.DataFrame:
             both[rows] = True
     frame = pd.DataFrame(values[both], columns=[f"{f}_{side}" for side in "ab" for f in FEATURES])
     frame.insert(0, "item", stored["item"].to_numpy(dtype=object)[both])
-    return frame
+    return _with_item_codes(store, frame, both) if codes else frame
+
+
+def _with_item_codes(store: Store, frame: pd.DataFrame, both: np.ndarray) -> pd.DataFrame:
+    """`frame` (the pairwise items of `item_rows` kept by `both`) with their codes (`item_rows.item_ranks`)."""
+    import numpy as np
+
+    from annotate.frame_codes import with_codes
+    from annotate.store.item_rows import item_ranks, item_rows
+
+    ranks = item_ranks(store)
+    if ranks is None:
+        return frame
+    pairwise = np.flatnonzero((item_rows(store)["kind"] == "pairwise").to_numpy(dtype=bool))  # stored_item_facts'
+    return with_codes(frame, "item", ranks[0][pairwise[both]], ranks[1])

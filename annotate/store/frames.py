@@ -103,7 +103,7 @@ _ITEMS_SQL = (
 text functions stop at, sends its item to Python)."""
 
 
-def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
+def votes_frame(store: Store, include_skips: bool = False, codes: bool = False) -> pd.DataFrame:
     """Every vote on every item, one row each: the session's current judgments (source
     `judgment`) and imported external labels (source = their file or format).
 
@@ -112,7 +112,8 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
     `swapped`, `label_side`, timings, `purpose`, `condition` and `display_order` (ranking items: the
     slots at display positions 1, 2, ... as one string, `CADB`) are set for judgments only;
     `shown_first` (the slot the rater saw first, A or B) for external labels whose source says.
-    Skips are left out unless include_skips.
+    Skips are left out unless include_skips. codes: the frame also carries the codes of item and rater
+    (`annotate.frame_codes`: columns ``item#codes`` and ``rater#codes``), the items' from the read.
     """
     import numpy as np
     import pandas as pd
@@ -138,7 +139,13 @@ def votes_frame(store: Store, include_skips: bool = False) -> pd.DataFrame:
         found = _item_positions(external["item"], items) if found is None else found
         at = None if found is None else np.concatenate([at, found])
     items = items.drop(columns=["kind", "rowid"])
-    return _with_items(votes, items, at).reindex(columns=list(VOTE_COLUMNS)).reset_index(drop=True)
+    out = _with_items(votes, items, at).reindex(columns=list(VOTE_COLUMNS)).reset_index(drop=True)
+    if not codes:
+        return out
+    from annotate.frame_codes import with_vote_codes
+    from annotate.store.item_rows import item_ranks
+
+    return with_vote_codes(out, None if at is None else item_ranks(store), at)
 
 
 def _item_positions(ids: pd.Series, items: pd.DataFrame) -> Any:

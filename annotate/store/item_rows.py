@@ -39,9 +39,29 @@ def item_rows(store: Store) -> pd.DataFrame:
     if kept is not None and kept[0] == version:
         return kept[1]
     read = _read(store)
-    frame = _shared_texts(store.frame(ITEM_ROWS_SQL) if read is None else read)
+    # the integer read's texts are taken from their distinct values (frames._text_column): shared already
+    frame = _shared_texts(store.frame(ITEM_ROWS_SQL)) if read is None else read
     _KEPT[store] = (version, frame)
     return frame
+
+
+_RANKS: weakref.WeakKeyDictionary[Store, tuple[pd.DataFrame, Any]] = weakref.WeakKeyDictionary()
+
+
+def item_ranks(store: Store) -> tuple[np.ndarray, pd.Index] | None:
+    """Each row of `item_rows` (rowid order)'s place among the item ids sorted, and the ids sorted (one Index,
+    so frames coded by it share it): the codes of item that the report's frames carry (`annotate.frame_codes`),
+    made once per `item_rows` frame; None when an id is not text."""
+    import pandas as pd
+
+    from annotate.frame_codes import sorted_ranks
+
+    frame = item_rows(store)
+    kept = _RANKS.get(store)
+    if kept is None or kept[0] is not frame:
+        ranks = sorted_ranks(frame["item"].to_numpy(dtype=object))
+        kept = _RANKS[store] = (frame, None if ranks is None else (ranks[0], pd.Index(ranks[1], dtype="str")))
+    return kept[1]
 
 
 def _shared_texts(frame: pd.DataFrame) -> pd.DataFrame:
@@ -63,6 +83,8 @@ _SOURCE = ("FROM items i LEFT JOIN item_facts f ON f.item_id = i.id AND f.conten
 """`ITEM_ROWS_SQL`'s rows, for the integer read (`_read`)."""
 _TEXT = {"kind": "i.kind", "category": "i.category", "gold": "i.gold", "model_a": "f.model_a",
          "model_b": "f.model_b", "empty_slots": "f.empty_slots"}
+_FACT_TEXTS = ("model_a", "model_b", "empty_slots")
+"""The text columns of `item_facts` (`_TEXT`'s ``f.`` columns)."""
 _TURN = ("CASE WHEN json_valid(i.metadata) AND json_type(i.metadata, '$.turn') = 'integer'"
          " THEN json_extract(i.metadata, '$.turn') END")
 _NUMBER = {**{c: f"f.{c}" for c in FACT_COLUMNS if c not in _TEXT}, "turn": _TURN}
@@ -94,9 +116,14 @@ def _read(store: Store) -> pd.DataFrame | None:
     known = text_codes.sampled_texts(conn, _TEXT, _SOURCE, "i.rowid", SAMPLE)
     if known is None:
         return None
+    wide = []
+    for name in _FACT_TEXTS:  # the facts' texts from all of their small table: a sample in item order can miss
+        texts = text_codes.distinct_texts(conn, name, "item_facts")  # most models (Arena's come in model order)
+        if texts is not None:
+            known[name], wide = texts, [*wide, name]
     typed = " OR ".join(f"typeof({sql}) NOT IN ('integer', 'null')" for name, sql in _NUMBER.items() if name != "turn")
     fields = [Field("bad", typed, 1), Field("known", "f.item_id IS NOT NULL", 1)]
-    text_fields, params, other, as_text = text_codes.case_fields(_TEXT, known, CASE_LIMIT)
+    text_fields, params, other, as_text = text_codes.case_fields(_TEXT, known, CASE_LIMIT, wide)
     packing = pack(fields + text_fields)
     try:
         words = read_ints(conn, _SOURCE, (), [sql for sql, _ in packing] +

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from annotate.analysis.agreement.matrix import _categories_for, _factorize, _is_number, _plain, value_domain
+from annotate.frame_codes import code_columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -254,11 +255,11 @@ def coded_rows(
     missing_cols = [c for c in (unit, rater, label) if c not in long_df.columns]
     if missing_cols:
         raise ValueError(f"ratings are missing columns {missing_cols}")
-    df = long_df.loc[long_df[label].notna(), [unit, rater, label]]
+    df = long_df.loc[long_df[label].notna(), [unit, rater, label, *code_columns(long_df, unit, rater)]]
     observed = [_plain(v) for v in pd.unique(df[label])]
     categories = _categories_for(observed, order)
-    (unit_codes, unit_ids), unit_sorted = _factorize_sorted(df[unit])
-    (rater_codes, rater_ids), rater_sorted = _factorize_sorted(df[rater])
+    (unit_codes, unit_ids), unit_sorted = _factorize_sorted(df, unit)
+    (rater_codes, rater_ids), rater_sorted = _factorize_sorted(df, rater)
     unit_codes, rater_codes = unit_codes.astype(np.int64), rater_codes.astype(np.int64)
     domain = value_domain(categories)
     if all(_is_number(c) for c in categories) and categories:
@@ -283,10 +284,17 @@ def coded_rows(
     return (coded, unit_ids, rater_ids, categories), rows
 
 
-def _factorize_sorted(values: pd.Series) -> tuple[tuple[np.ndarray, tuple[Any, ...]], bool]:
-    """`_factorize`, and whether its codes are in sorted order (the values sort)."""
+def _factorize_sorted(df: pd.DataFrame, column: str) -> tuple[tuple[np.ndarray, tuple[Any, ...]], bool]:
+    """`_factorize` of ``df[column]``, and whether its codes are in sorted order (the values sort); from the
+    column's codes where `df` carries them (`annotate.frame_codes`)."""
     import pandas as pd
 
+    from annotate.frame_codes import factorized
+
+    fast = factorized(df, column, sort=True)
+    if fast is not None:
+        return (fast[0], tuple(_plain(u) for u in fast[1].tolist())), True
+    values = df[column]
     try:
         codes, uniques = pd.factorize(values, sort=True)
     except TypeError:

@@ -6,7 +6,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from annotate.report.cells import estimate_cell, interval_cell
-from annotate.report.context import Context, cohorts_of, label_text, long_votes, more_raters, not_enough
+from annotate.report.context import (
+    Context,
+    cohort_of_raters,
+    cohorts_of,
+    label_text,
+    long_votes,
+    more_raters,
+    not_enough,
+)
 from annotate.report.model import Chart, Column, NotEnough, Section, Table
 from annotate.report.tables import (
     ALPHA_NOTE,
@@ -232,7 +240,7 @@ def _rest_table(ctx: Context, votes: pd.DataFrame, payload: dict[str, Any],
     if votes["rater"].nunique() >= 2:
         coded, _units, raters, categories = _coded(long_votes(votes), ctx.categories, known)
         results = rest_agreement_coded(coded, raters, categories, ctx.level, n_boot=ctx.n_boot, seed=ctx.seed)
-    cohort_of = votes.drop_duplicates("rater").set_index("rater")["cohort"].to_dict()
+    cohort_of = cohort_of_raters(votes)
     payload["per_annotator"] = [{**r.to_json(), "cohort": cohort_of.get(r.rater)} for r in results]
     ordered = sorted(results, key=lambda r: (-r.n, str(r.rater)))
     shown = ordered[: ctx.max_rows]

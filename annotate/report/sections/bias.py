@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from annotate.report.cells import share_cell
-from annotate.report.context import JUDGES, LLM_COHORTS, Context, more_raters
+from annotate.report.context import JUDGES, LLM_COHORTS, Context, cohort_of_raters, more_raters
 from annotate.report.model import Column, Section, Table
 from annotate.text import plural
 
@@ -60,7 +60,7 @@ def _bias(
     pooled = fn(headline, **kwargs)
     per_rater = fn(votes, **kwargs).per_rater
     adjusted = holm([p.p_value for p in per_rater])
-    cohort_of = votes.drop_duplicates("rater").set_index("rater")["cohort"].to_dict()
+    cohort_of = cohort_of_raters(votes)
     rows = [_row(pooled.overall, ctx.headline_row, None, None, why)]
     out: dict[str, Any] = {"kind": pooled.kind, "overall": pooled.overall.to_json(), "llm": None, "per_rater": []}
     if not judges.empty and not ctx.pool_llm:

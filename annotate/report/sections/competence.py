@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from annotate.report.context import ALL, Context, label_text, more_raters
+from annotate.report.context import ALL, Context, label_text, long_votes, more_raters
 from annotate.report.figures import interval, reason_cell, value
 from annotate.report.model import Column, Section, Table
 from annotate.text import plural
@@ -37,7 +37,7 @@ MEASURES = (
 def _dawid_skene_tables(ctx: Context, humans: pd.DataFrame, payload: dict[str, Any]) -> list[Table]:
     from annotate.analysis.dawid_skene import dawid_skene, flag_rule
 
-    labels = humans.rename(columns={"item": "unit"})[["unit", "rater", "label"]]
+    labels = long_votes(humans)  # unit, rater, label (and their codes)
     observed = set(labels["label"].unique().tolist())
     classes = [c for c in ctx.categories if c in observed] or sorted(observed, key=str)
     fit = dawid_skene(labels, classes=classes)

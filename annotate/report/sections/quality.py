@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from annotate.report.cells import share_cell
-from annotate.report.context import JUDGES, LLM_COHORTS, Context, more_raters
+from annotate.report.context import JUDGES, LLM_COHORTS, Context, cohort_of_raters, more_raters
 from annotate.report.model import Column, Section, Table
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def quality_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]
     if ctx.spec.kind == "rubric":
         votes = votes.iloc[:0]
     judged = votes.loc[votes["source"] == "judgment"]
-    cohort_of = every.drop_duplicates("rater").set_index("rater")["cohort"].to_dict()
+    cohort_of = cohort_of_raters(every)
     boot = {"n_boot": ctx.n_boot, "seed": ctx.seed}
     gold = _pooled(ctx, lambda v: gold_accuracy(v, **boot), votes)
     attention = _pooled(ctx, lambda v: attention_pass_rate(v, **boot), votes)

@@ -90,7 +90,7 @@ def style_control_section(ctx: Context, store: Store) -> tuple[Section, dict[str
     battles = battles_from_votes(ctx.unique)
     if battles.empty:
         return Section(KEY, TITLE, notes=("No battles: no pairwise votes on items with two named models.",)), payload
-    counts = style_counts(store)
+    counts = style_counts(store, codes=True)  # with the items' codes, as the battles carry them
     tables: list[Table] = []
     notes: list[str] = []
     from annotate.report.context import LLM_COHORTS

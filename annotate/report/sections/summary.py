@@ -7,7 +7,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from annotate.quality_rules import FAST_SHARE_MAX, GOLD_ACCURACY_MIN, MIN_N
-from annotate.report.context import Context, not_enough
+from annotate.report.context import Context, cohort_of_raters, not_enough
 from annotate.text import plural
 
 if TYPE_CHECKING:
@@ -215,7 +215,7 @@ def _flagged(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[st
         if a.get("flagged"):
             flag(a["rater"], "dawid_skene", f"Dawid-Skene estimated accuracy {a['accuracy']:.3f} "
                                             f"({plural(a['n_answers'], 'answer')})", a["accuracy"], a["n_answers"])
-    cohort_of = ctx.votes.drop_duplicates("rater").set_index("rater")["cohort"].to_dict()
+    cohort_of = cohort_of_raters(ctx.votes)
     out["flagged"] = [{"rater": r, "cohort": cohort_of.get(r), "reasons": v} for r, v in sorted(reasons.items())]
     rules = ("gold accuracy below 70 %, kappa against the rest below 0.20, half or more judgments under 3 s (each "
              "over at least 5), any failed attention check, position bias significant at 0.05 after Holm's correction, "
@@ -357,10 +357,11 @@ def _ranking(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[st
 def _class_counts(votes: pd.DataFrame, classes: dict[str, int]) -> np.ndarray:
     """Votes per class (0, 1, 2) of every item with a vote of a known class (in integer codes, one row per item)."""
     import numpy as np
-    import pandas as pd
+
+    from annotate.frame_codes import factorize
 
     codes = votes["label"].map(classes).to_numpy(np.float64)
-    items = pd.factorize(votes["item"])[0]
+    items = factorize(votes, "item")[0]
     known = ~np.isnan(codes) & (items >= 0)
     n_items = int(items.max(initial=-1)) + 1
     counts = np.bincount(items[known] * 3 + codes[known].astype(np.int64), minlength=n_items * 3).reshape(-1, 3)
