@@ -153,11 +153,11 @@ def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tup
     # An imported label mapped to `invalid`: the rater gave no usable answer; stored, never a vote.
     invalid = (votes["label"] == INVALID_LABEL) & (votes["source"] != "judgment")
     excluded["invalid"] = int(invalid.sum())
-    votes = votes.loc[~invalid]
+    votes = _rows(votes, ~invalid)
     # An adjudicator has seen the others' answers: their label is a reference, never a vote.
     adjudicating = votes["purpose"] == ADJUDICATION
     excluded["adjudication"] = int(adjudicating.sum())
-    votes = votes.loc[~adjudicating]
+    votes = _rows(votes, ~adjudicating)
     adjudicated = adjudicated_labels(store)
     if adjudicated:
         votes = votes.assign(gold=votes["gold"].fillna(votes["item"].map(adjudicated)))
@@ -166,10 +166,10 @@ def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tup
         if planted:
             mask = votes["judgment_id"].isin(list(planted))
             excluded["planted"] = int(mask.sum())
-            votes = votes.loc[~mask]
+            votes = _rows(votes, ~mask)
     if spec.kind == "rubric":  # rubric judgments carry scores (scores_frame), not a label
         votes = votes.assign(label=votes["label"].fillna("(scores)"))
-    votes = votes.loc[votes["label"].notna()].copy()
+    votes = _rows(votes, votes["label"].notna())
     votes["purpose"] = votes["purpose"].fillna("main")
     votes["cohort"] = votes["cohort"].fillna("expert").astype(str)
     votes["rater"] = votes["rater"].astype(str)
@@ -181,7 +181,7 @@ def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tup
     values = _map(raw, primary.parse)
     known = values.notna()
     excluded["unknown_labels"] = int((~known).sum())
-    votes = votes.loc[known].assign(value=values[known])
+    votes = _rows(votes, known).assign(value=_rows(values, known))
     votes["label"] = _label_column(primary, votes["value"])
     votes["gold"] = _map_with_missing(votes["gold"], lambda g: _gold(primary, g))
     if primary.shape == "ranking":  # the ranking over display positions, as the screen showed it
@@ -195,6 +195,13 @@ def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tup
         votes.loc[judged, "label_side"] = per_distinct(votes.loc[judged, "label"], votes.loc[judged, "swapped"],
                                                        slot_to_side)
     return votes.reset_index(drop=True), excluded
+
+
+def _rows(frame: Any, keep: pd.Series) -> Any:
+    """`frame.loc[keep]`, or `frame` itself when every row is kept: a filter copies every column (some 1.8 s
+    for the votes of the 1.67M Arena battles), and with copy-on-write the frame's columns are set after
+    without changing anything its caller holds."""
+    return frame if bool(keep.all()) else frame.loc[keep]
 
 
 def _label_column(question: Question, values: pd.Series) -> pd.Series:
