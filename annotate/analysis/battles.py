@@ -145,11 +145,36 @@ def _patterns(clusters: np.ndarray, pair: np.ndarray, out: np.ndarray, n_pairs: 
     entry_cluster, entry_pair = entries // n_pairs, entries % n_pairs
     if entries.size == n_clusters:  # every item compares one pair: merge items with equal votes
         rows = np.column_stack([entry_pair, votes]).astype(np.int64)
-        distinct, multiplicity = np.unique(rows, axis=0, return_counts=True)  # sorted by pair first
+        distinct, multiplicity = _unique_rows(rows)  # sorted by pair first
         return ItemPatterns(multiplicity.astype(np.float64), np.arange(distinct.shape[0]), distinct[:, 0],
                             distinct[:, 1:].astype(np.float64))
     order = np.lexsort((entry_cluster, entry_pair))  # items spanning pairs: each its own pattern
     return ItemPatterns(np.ones(n_clusters), entry_cluster[order], entry_pair[order], votes[order])
+
+
+def _unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(rows, axis=0, return_counts=True)`` for rows of non-negative integers: the distinct rows
+    sorted (by the first column, then the next...) and how often each comes. Where the rows fit one integer
+    key each (mixed radix, the same order), the keys are sorted instead of the rows: 0.1 s instead of 1.3 s
+    at the Arena's 1.67M items."""
+    if rows.size == 0 or rows.min() < 0:
+        return np.unique(rows, axis=0, return_counts=True)  # type: ignore[no-any-return]
+    radix = rows.max(axis=0).astype(object) + 1  # Python ints: the product cannot overflow
+    span = 1
+    for r in radix.tolist():
+        span *= r
+    if span >= 2**62:
+        return np.unique(rows, axis=0, return_counts=True)  # type: ignore[no-any-return]
+    key = np.zeros(rows.shape[0], dtype=np.int64)
+    for c, r in enumerate(radix.tolist()):
+        key = key * r + rows[:, c]
+    keys, counts = np.unique(key, return_counts=True)
+    distinct = np.empty((keys.size, rows.shape[1]), dtype=np.int64)
+    for c in range(rows.shape[1] - 1, -1, -1):
+        r = radix.tolist()[c]
+        distinct[:, c] = keys % r
+        keys = keys // r
+    return distinct, counts
 
 
 def pair_counts(
