@@ -13,6 +13,8 @@ alternately, each start in a process of its own (a fresh annotator each time), h
   the time from Enter to the next item painted, p50 / p95 / max;
 - peak memory of the process (ru_maxrss).
 
+The last annotator started is then started again (`resumed`): the launch on a complete queue of that length.
+
     python bench/bench_newcomer.py [--items 1000000] [--rounds 1] [--keys 20] [--dir FOLDER] [--modes old,new]
 
 With `--dir`, the session is kept there and used again by the next run (building a million items takes
@@ -169,6 +171,12 @@ def main() -> int:
                   f" {res['complete_s']:.1f} s | {figures} | {res['maxrss_kb'] / 1024:.0f} MB | {load:.1f} |",
                   flush=True)
             ok = ok and res["stored"] == res["queue"] == args.items and res["answered"] == args.keys
+            last = f"new-{mode}-{stamp}-{r}"
+    if args.rounds:  # the last of them again: a resumed start on a complete queue of args.items
+        res = start(spec_path, last, "resume", 0, 0.0)
+        print(f"| resumed ({last}) | {res['first_s']:.2f} s | {res['first_cpu_s']:.2f} s | {res['writing_at_first']} |"
+              f" - | - | {res['maxrss_kb'] / 1024:.0f} MB | {os.getloadavg()[0]:.1f} |", flush=True)
+        ok = ok and res["stored"] == args.items
     print("every queue complete, every answer stored" if ok else "A QUEUE OR AN ANSWER IS MISSING")
     return 0 if ok else 1
 
