@@ -96,3 +96,21 @@ def test_an_item_gone_under_the_draw_is_an_error_naming_the_file(tmp_path: Path)
         store.db.execute("DELETE FROM items WHERE rowid = 7")
         with pytest.raises(LookupError, match=r"rowid 7 in .*s\.db"):
             ids.gather([1, 6])
+
+
+def test_reading_every_id_in_turn_takes_ranges_not_an_id_a_query(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                  ) -> None:
+    from annotate.store import item_ids
+
+    monkeypatch.setattr(item_ids, "ITER_ROWS", 100)
+    spec = _session(tmp_path, 345)
+    with Store.open(spec.db) as store:
+        ids, _ = store.queue_item_ids()
+        queries: list[str] = []
+        store.db.conn.set_trace_callback(queries.append)
+        assert list(ids) == store.item_ids()
+        store.db.conn.set_trace_callback(None)
+        assert sum("BETWEEN" in q for q in queries) == 4 and not any("IN (" in q for q in queries)
+        store.db.execute("DELETE FROM items WHERE rowid = 250")
+        with pytest.raises(LookupError, match="rowid 250"):
+            list(ids)

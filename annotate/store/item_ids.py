@@ -10,7 +10,7 @@ fraction of the items table's, whose rows hold every text).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:
@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 GATHER_ROWS = 500
 """Rowids asked for in one query."""
+ITER_ROWS = 50_000
+"""Rowids read in one query when every id is read in turn (a queue extended: the ids not yet in it)."""
 
 
 class RowidIds(Sequence[str]):
@@ -29,6 +31,17 @@ class RowidIds(Sequence[str]):
 
     def __len__(self) -> int:
         return self.count
+
+    def __iter__(self) -> Iterator[str]:
+        """Every id in rowid order, a range of rowids a query (not a query an id, as `Sequence` would)."""
+        for low in range(self.first, self.first + self.count, ITER_ROWS):
+            high = min(low + ITER_ROWS, self.first + self.count) - 1
+            rows = self.store.db.execute("SELECT rowid, id FROM items WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
+                                         [low, high]).fetchall()
+            if len(rows) != high - low + 1:
+                found = {row[0] for row in rows}
+                self._missing(next(r for r in range(low, high + 1) if r not in found))
+            yield from (row[1] for row in rows)
 
     @overload
     def __getitem__(self, index: int) -> str: ...
@@ -55,8 +68,11 @@ class RowidIds(Sequence[str]):
             found.update(self.store.db.execute(f"SELECT rowid, id FROM items WHERE rowid IN ({marks})", part))
         missing = [r for r in wanted if r not in found]
         if missing:  # never for a file annotate wrote: items are never deleted
-            raise LookupError(f"no item with rowid {missing[0]} in {self.store.path}: the items changed under the draw")
+            self._missing(missing[0])
         return [found[r] for r in wanted]
+
+    def _missing(self, rowid: int) -> None:
+        raise LookupError(f"no item with rowid {rowid} in {self.store.path}: the items changed under the draw")
 
 
 def queue_item_ids(store: Store, upto: int | None = None) -> tuple[Sequence[str], int]:

@@ -364,6 +364,7 @@ class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, G
         screen = next((s for s in reversed(self.screen_stack) if isinstance(s, ItemScreen)), None)
         if screen is not None:
             screen.queue_replaced(message.lost_position)
+        self.fill_queue()  # reading it again may have begun writing more of it (items imported since)
 
     def _beat(self) -> None:
         if self.sitting is not None and not self._quitting:
@@ -395,7 +396,8 @@ class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, G
             else:
                 self.quit_after_writes()
 
-        self.push_screen(FinishedDialog(len(self.queue), self.queue.skipped), chosen)
+        unwritten = self.queue_fill.remaining if self.queue_fill is not None else 0
+        self.push_screen(FinishedDialog(len(self.queue), self.queue.skipped, unwritten=unwritten), chosen)
 
     def quit_after_writes(self) -> None:
         """Exit once every queued write has landed."""

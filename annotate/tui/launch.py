@@ -43,12 +43,13 @@ def make_app(
 
     fill = QueueFill(store, spec, annotator, chunk_rows=queue_chunk_rows)
 
-    def load() -> Queue:
-        fill.begin()
+    def load() -> Queue:  # on the store thread, when the app reads its queue again
+        fill.resume()
         return Queue(store, annotator)
 
     hashes = tuple(store.get_meta(k) for k in DESIGN_KEYS)
-    queue = load()
+    fill.begin()
+    queue = Queue(store, annotator)
     guideline, error = session_guideline(spec, guideline)
     app = AnnotateApp(
         spec, store, annotator, queue, guideline, guideline_error=error,

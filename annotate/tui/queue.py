@@ -199,13 +199,16 @@ class Queue:
             index += 1
         if index >= high:
             return None
-        end = self.entry(high - 1)[0].position + 1 if high < self.total else None
+        # bounded by the last entry this queue holds: the file may hold more (a queue being written, growing_queue.py)
+        end = self.entry(high - 1)[0].position + 1
         position = self.entry(index)[0].position
         while True:
             found = self._read(first_unanswered, self.annotator, position, end, self.adjudication)
             if found is None:
                 return None
             at = self._read(queue_index, self.annotator, found, self.adjudication)
+            if not low <= at < high:
+                return None
             assignment, answer = self.entry(at)
             if answer is None:
                 return at

@@ -12,7 +12,7 @@ No Textual here: the app calls `step` on its store thread and shows `progress()`
 
 from __future__ import annotations
 
-from annotate.plan.default import DefaultQueueWriter
+from annotate.plan.default import CHUNK_ROWS, DefaultQueueWriter
 from annotate.spec import SessionSpec
 from annotate.store import Store
 
@@ -24,30 +24,39 @@ class QueueFill:
         self.store, self.spec, self.annotator, self.chunk_rows = store, spec, annotator, chunk_rows
         self._writer: DefaultQueueWriter | None = None
         self.stopped = False
-        """A plan written meanwhile stopped the writing (a plan replaces default queues)."""
+        """A plan written meanwhile stopped the writing (a plan replaces default queues): for good."""
+        self.given_up = False
+        """A chunk failed (not for the lock): the rest is left to the next start."""
 
     @property
     def active(self) -> bool:
-        """Whether part of the queue is still to be written."""
-        return self._writer is not None and not self._writer.finished
+        """Whether part of the queue is still to be written in this sitting."""
+        return self._writer is not None and not self._writer.finished and not self.given_up
 
     @property
     def remaining(self) -> int:
-        """Assignments still to be written (0 when none is)."""
-        return self._writer.remaining if self.active and self._writer is not None else 0
+        """Assignments still to be written (after a failure too: the next start writes them)."""
+        return 0 if self._writer is None or self.stopped else self._writer.remaining
 
     def begin(self) -> None:
-        """Write the first chunk of what the queue lacks (the whole of a small queue), unless the
-        writing is under way already. Called before the app opens and when it reads its queue again."""
-        if not self.active:
-            self._start_writer()
+        """Before the app opens: write the first chunk of what the queue lacks (the whole of a queue of up
+        to `WHOLE_QUEUE_ROWS` when `chunk_rows` is None)."""
+        if not (self.active or self.stopped or self.given_up):
+            self._start_writer(self.chunk_rows)
+
+    def resume(self) -> None:
+        """On the store thread, when the app reads its queue again: write the first chunk of what the queue
+        lacks now (items imported since), unless the writing is under way, stopped or given up. Chunks of
+        `CHUNK_ROWS` (not a whole queue in one transaction ahead of the annotator's submits)."""
+        if not (self.active or self.stopped or self.given_up):
+            self._start_writer(self.chunk_rows or CHUNK_ROWS)
 
     def step(self) -> bool:
         """Write the next chunk (on the app's store thread); whether more is to be written.
 
         Items imported after the queue was drawn get a draw of their own once this one is written,
         as `ensure_default_queue` does."""
-        if self._writer is None:
+        if not self.active or self._writer is None:
             return False
         if self._writer.write_chunk():
             return True
@@ -55,13 +64,17 @@ class QueueFill:
             self.stopped = True
             return False
         if self._writer.wrote:
-            return self._start_writer()
+            return self._start_writer(self.chunk_rows or CHUNK_ROWS)
         return False
 
-    def _start_writer(self) -> bool:
-        self._writer = DefaultQueueWriter(self.store, self.spec, self.annotator, chunk_rows=self.chunk_rows)
+    def give_up(self) -> None:
+        """A chunk failed: write no more in this sitting (what is stored stays; the next start goes on)."""
+        self.given_up = True
+
+    def _start_writer(self, chunk_rows: int | None) -> bool:
+        self._writer = DefaultQueueWriter(self.store, self.spec, self.annotator, chunk_rows=chunk_rows)
         more = self._writer.write_chunk()
-        self.stopped = self._writer.stopped
+        self.stopped = self.stopped or self._writer.stopped
         return more
 
 

@@ -54,6 +54,7 @@ def stop_on_signals(app: AnnotateApp) -> Iterator[Stopped]:
         if stopped.signal is not None:
             return  # a second signal while the first one waits for the writes
         stopped.signal = signum
+        app.halt_queue_fill()  # no chunk of a queue still being written is queued after the drain
         if signum != signal.SIGHUP:
             stopped.drained = app.runner.drain(DRAIN_TIMEOUT_S)
             app.exit()

@@ -21,15 +21,21 @@ class FinishedDialog(ModalScreen[str]):
         Binding("q,enter", "choose('quit')", "Quit", id="finished-quit"),
     ]
 
-    def __init__(self, total: int, skipped: int) -> None:
+    def __init__(self, total: int, skipped: int, *, unwritten: int = 0) -> None:
         super().__init__()
         self.total = total
         self.skipped = skipped
+        self.unwritten = unwritten
+        """Items of the queue that could not be written in this sitting (the next start writes them)."""
 
     def compose(self) -> ComposeResult:
         skipped = f" ({self.skipped} skipped)" if self.skipped else ""
         with Vertical(id="finished-box"):
-            yield Static(Text(f"All {self.total} items have an answer{skipped}. Thank you!", style="bold"))
+            if self.unwritten:
+                yield Static(Text(f"All {self.total} items written so far have an answer{skipped}; "
+                                  f"{self.unwritten:,} more join your queue on your next start.", style="bold"))
+            else:
+                yield Static(Text(f"All {self.total} items have an answer{skipped}. Thank you!", style="bold"))
             yield Static(self._saved_text(), id="finished-saved")
 
     def _saved_text(self) -> Text:
