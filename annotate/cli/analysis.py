@@ -178,10 +178,12 @@ def report(session: str, fmt: str, output: Path | None, force: bool, n_boot: int
       annotate report chat-evals --format json --bootstrap 2000 > report.json
       annotate report mtbench --majority mean --mtbench-human expert,author
     """
+    from annotate.allocator import keep_large_blocks
     from annotate.outputs import atomic_output, check_output, session_files
     from annotate.report.build import build_report
     from annotate.session import load_session, open_store
 
+    keep_large_blocks()  # the report's many large arrays reuse memory instead of faulting fresh pages in
     spec = load_session(session)
     protected = session_files(spec)
     if output is not None:
