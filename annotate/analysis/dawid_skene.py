@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -142,15 +143,22 @@ class DawidSkene:
     def n_units(self) -> int:
         return len(self.units)
 
-    @property
+    @cached_property
     def n_with_majority(self) -> int:
         """Items with a plurality majority (no shared top count)."""
         return sum(1 for m in self.majority if m is not None)
 
+    @cached_property
+    def differing(self) -> tuple[int, ...]:
+        """The places (in `units`) of the items with a majority whose Dawid-Skene label differs from it: found
+        once (a pass over every item: over a second at the Arena's 1.67M), read by the JSON and the tables."""
+        return tuple(i for i, (m, d) in enumerate(zip(self.majority, self.labels, strict=True))
+                     if m is not None and m != d)
+
     @property
     def n_differ(self) -> int:
         """Items with a majority whose Dawid-Skene label differs from it."""
-        return sum(1 for m, d in zip(self.majority, self.labels, strict=True) if m is not None and m != d)
+        return len(self.differing)
 
     @property
     def flagged(self) -> tuple[Any, ...]:
@@ -164,8 +172,8 @@ class DawidSkene:
         """The report's JSON: every figure, with at most `JSON_MAX_ANNOTATORS` annotators and `JSON_MAX_DIFFER`
         items listed one by one (``annotators_left_out`` and ``n_differ_listed`` say what is not)."""
         classes = [c.item() if isinstance(c, np.generic) else c for c in self.classes]
-        differ = [{"item": u, "dawid_skene": d, "majority": m}
-                  for u, d, m in zip(self.units, self.labels, self.majority, strict=True) if m is not None and m != d]
+        differ = [{"item": self.units[i], "dawid_skene": self.labels[i], "majority": self.majority[i]}
+                  for i in self.differing]
         listed, left_out = self._listed()
         return {
             "classes": classes, "priors": [json_number(float(p)) for p in self.priors],

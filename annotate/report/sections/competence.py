@@ -76,9 +76,7 @@ def _dawid_skene_tables(ctx: Context, humans: pd.DataFrame, payload: dict[str, A
     tables = [Table(f"{KEY}_dawid_skene", "Dawid-Skene: estimated accuracy per annotator (lowest first)",
                     (Column("annotator"), Column("answers", "int"), Column("items", "int"),
                      Column("estimated accuracy", "num"), Column("flagged")), rows, tuple(notes))]
-    majority = dict(zip(fit.units, fit.majority, strict=True))
-    differ = [(str(u), label_text(d), label_text(majority[u])) for u, d in zip(fit.units, fit.labels, strict=True)
-              if majority[u] is not None and majority[u] != d]
+    differ = [(str(fit.units[i]), label_text(fit.labels[i]), label_text(fit.majority[i])) for i in fit.differing]
     if differ:
         tables.append(Table(f"{KEY}_differ", "Items where the Dawid-Skene label differs from the majority",
                             (Column("item"), Column("Dawid-Skene"), Column("majority")), tuple(differ[: ctx.max_rows]),
