@@ -184,3 +184,31 @@ def test_external_labels_read_as_integers_are_the_plain_frame(store: Store, monk
     new, at = ef.external_frame(store, _items_by_rowid(store))
     pd.testing.assert_frame_equal(new, store.frame(ef.EXTERNAL_SQL))
     assert at is None and "gone" in votes_frame(store)["item"].tolist()
+
+
+def test_a_crowds_raters_coded_by_their_annotator_rows(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Raters of more texts than a CASE takes are coded by their annotator's id; a rater without an annotator row
+    is read by its key, and annotator ids with a gap leave the raters to the text read."""
+    from annotate.store import external_frame as ef
+    from annotate.store import text_codes
+
+    _session(store)
+    store.add_external_labels([ExternalLabel("mt", f"r{k}", "crowd", "i2" if k % 2 else "i1", "A" if k % 3 else "B")
+                               for k in range(40)])
+    monkeypatch.setattr(text_codes, "CASE_LIMIT", 4)
+    monkeypatch.setattr(text_codes, "SAMPLE", 5)
+    asked: list[str] = []
+    store.db.conn.set_trace_callback(asked.append)
+    new, _ = ef.external_frame(store, _items_by_rowid(store))
+    store.db.conn.set_trace_callback(None)
+    pd.testing.assert_frame_equal(new, store.frame(ef.EXTERNAL_SQL))
+    assert any("SELECT a.id FROM annotators" in q for q in asked)
+    assert not any(q.startswith("SELECT e.rater AS rater") for q in asked)  # not read as text
+    store.db.execute("PRAGMA foreign_keys = OFF")
+    top = store.db.execute("SELECT max(id) FROM annotators").fetchone()[0]
+    store.db.execute("UPDATE annotators SET name = 'someone else' WHERE name = 'r7'")  # r7's row is not found
+    new, _ = ef.external_frame(store, _items_by_rowid(store))
+    pd.testing.assert_frame_equal(new, store.frame(ef.EXTERNAL_SQL))
+    store.db.execute("UPDATE annotators SET id = ? WHERE id = ?", [top + 5, top])  # a gap in the ids
+    new, _ = ef.external_frame(store, _items_by_rowid(store))
+    pd.testing.assert_frame_equal(new, store.frame(ef.EXTERNAL_SQL))

@@ -55,6 +55,13 @@ def _read(store: Store, items: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray |
         fields.append(Field("item", f"coalesce(i.rowid - {items_low - 1}, 0)", bits_for(items_high - items_low + 1)))
     text_fields, params, other, as_text = case_fields(_TEXT, known)
     fields += text_fields
+    if "rater" in as_text:  # a crowd: each rater coded by its annotator row instead of read as text
+        named = _annotator_names(conn)
+        if named is not None:
+            field, other["rater"] = _rater_field(len(named))
+            fields.append(field)
+            known = {**known, "rater": named}
+            as_text = [name for name in as_text if name != "rater"]
     packing = pack(fields) if fields else []
     try:
         words = read_ints(conn, _SOURCE, (), [sql for sql, _ in packing] or ["0"], "e.id", bounds,
@@ -72,7 +79,7 @@ def _read(store: Store, items: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray |
         positions = _positions(items, rowids)
     if positions is not None:
         columns["item"] = _text_column(items["item"].to_numpy(dtype=object).tolist(), positions)
-    columns.update(decoded_columns(conn, _TEXT, known, other, values, ids, _FROM, "e.id"))
+    columns.update(decoded_columns(conn, {c: _TEXT[c] for c in other}, known, other, values, ids, _FROM, "e.id"))
     missing = [*([] if positions is not None else ["item"]), *as_text]
     if missing:
         picked = ", ".join("e.item_id AS item" if m == "item" else f"{_TEXT[m]} AS {m}" for m in missing)
@@ -80,3 +87,22 @@ def _read(store: Store, items: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray |
         for name in missing:
             columns[name] = read[name].array
     return pd.DataFrame({name: columns[name] for name in _COLUMNS}), positions
+
+
+def _annotator_names(conn: Any) -> list[str] | None:
+    """The annotators' names by id (id k at place k - 1), when the ids run 1, 2, ... without a gap; else None.
+    An import adds every rater of its file as an annotator, so a crowd's raters are found by their row."""
+    count, high = conn.execute("SELECT count(*), max(id) FROM annotators").fetchone()
+    if not count or count != high:
+        return None
+    names = [name for (name,) in conn.execute("SELECT name FROM annotators ORDER BY id")]
+    return names if all(type(n) is str for n in names) else None
+
+
+def _rater_field(n_names: int) -> tuple[Field, int]:
+    """The rater's code: its annotator's id (the names' place + 1), or the code of a text not known (a rater
+    without an annotator row: read by its key, as a text the sample did not show)."""
+    bits = bits_for(n_names + 1)
+    other = (1 << bits) - 1
+    sql = f"coalesce((SELECT a.id FROM annotators a WHERE a.name = e.rater), {other})"
+    return Field("rater", sql, bits), other
