@@ -254,3 +254,27 @@ def test_the_queue_never_looks_past_the_entries_it_holds(tmp_path: Path) -> None
     queue.grow(2 * CHUNK)
     assert queue.first_unfinished(1) == CHUNK
     store.close()
+
+
+async def test_more_items_stored_under_another_screen_show_once_it_closes(tmp_path: Path) -> None:
+    from textual.screen import ModalScreen
+
+    spec, store = make_session(tmp_path, items=[pairwise_item(i) for i in range(N)])
+    app = make_app(spec, store, "newbie", open_guideline=False, queue_chunk_rows=CHUNK)
+    gate = _hold(app)
+    async with app.run_test(size=SIZE) as pilot, _opened_after(gate):
+        await pilot.pause()
+        for _ in range(CHUNK):
+            await pilot.press("1", "enter")
+            await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, QueueWritingDialog)
+        above: ModalScreen[None] = ModalScreen()
+        await app.push_screen(above)
+        gate.set()
+        await _until(pilot, lambda: dialog._ready == "next")  # told while another screen is on top of it
+        assert app.screen is above
+        app.pop_screen()
+        items = next(s for s in app.screen_stack if isinstance(s, PairwiseScreen))
+        await _until(pilot, lambda: app.screen is items and items.index == CHUNK)
+    store.close()
