@@ -241,7 +241,7 @@ def item_facts(items: Sequence[Item | PlainPair]) -> list[tuple[int, tuple[objec
     """(place in `items`, facts) of every item, what the import stores (`annotate.store.item_facts`):
     slot A's and slot B's model and length in characters (of the first response in the slot; None when
     there is none), then for a pairwise item with both slots slot A's `FEATURES` counts and slot B's
-    (of the last response in the slot, as `frames.pairwise_texts` reads them), None for each otherwise;
+    (of the last response in the slot, as `response_frames.pairwise_texts` reads them), None for each otherwise;
     then the slots whose text is empty or blank, joined by commas (None when there is none). An entry
     may be a `PlainPair` (an Arena battle of the plain shape: two answers without histories)."""
     out: list[tuple[int, tuple[object, ...]]] = []

@@ -43,7 +43,7 @@ def test_scores_frame_explodes_rubric_scores(store: Store) -> None:
 
 def test_empty_responses_frame_finds_what_the_importers_count(store: Store) -> None:
     from annotate.formats.importing import empty_responses
-    from annotate.store.frames import empty_responses_frame
+    from annotate.store.response_frames import empty_responses_frame
 
     texts = {"e1": ("", "ok"), "e2": ("ok", " \n\t"), "e3": ("\u00a0\u3000", "\u2028"), "e4": ("x", "\u200b"),
              "e5": ("ok", "fine")}

@@ -16,9 +16,9 @@ from annotate.report.build import build_report
 from annotate.report.render import render
 from annotate.report.style_counts import style_counts
 from annotate.session import open_store
-from annotate.store import frames
-from annotate.store.frames import pairwise_texts
+from annotate.store import frames, response_frames
 from annotate.store.item_facts import STYLE_FEATURES
+from annotate.store.response_frames import pairwise_texts
 from annotate.store.schema import MIGRATIONS, SCHEMA_VERSION, _v14_item_facts
 
 TEXTS = (
@@ -67,15 +67,15 @@ def test_counts_stored_at_import_equal_the_counts_of_the_texts(project: Path) ->
         assert len(stored_rows(spec)) == 12  # every item was counted by the import
         frame = style_counts(store)
         items = frames.items_frame(store)
-        empty = frames.empty_responses_frame(store)
+        empty = response_frames.empty_responses_frame(store)
         expected_empty = [("p3", "A"), ("p4", "B"), ("p8", "A"), ("p9", "B")]  # TEXTS[3] is empty
         assert list(zip(empty["item"], empty["slot"], strict=True)) == expected_empty
         store.db.execute("DELETE FROM item_facts WHERE item_id IN ('p1', 'p3', 'p4')")  # some read from the texts
         assert frames.items_frame(store).equals(items)
-        assert frames.empty_responses_frame(store).equals(empty)
+        assert response_frames.empty_responses_frame(store).equals(empty)
         store.db.execute("DELETE FROM item_facts")  # all of them
         assert frames.items_frame(store).equals(items)
-        assert frames.empty_responses_frame(store).equals(empty)
+        assert response_frames.empty_responses_frame(store).equals(empty)
     assert [tuple(r) for r in frame.itertuples(index=False)] == expected
     assert [str(t) for t in frame.dtypes.iloc[1:]] == ["int64"] * 8
 

@@ -9,8 +9,9 @@ from conftest import make_item
 
 from annotate.store import Store
 from annotate.store import item_rows as rows_module
-from annotate.store.frames import empty_responses_frame, items_frame
+from annotate.store.frames import items_frame
 from annotate.store.item_facts import STYLE_COLUMNS, stored_item_facts
+from annotate.store.response_frames import empty_responses_frame
 
 FACTS_SQL = (
     "SELECT i.rowid AS rowid, i.id AS item, i.kind, i.category, i.gold, f.item_id IS NOT NULL AS known,"

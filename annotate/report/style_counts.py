@@ -22,8 +22,8 @@ def style_counts(store: Store, codes: bool = False) -> pd.DataFrame:
     import pandas as pd
 
     from annotate.analysis.style import FEATURES, features_of_texts
-    from annotate.store.frames import pairwise_texts
     from annotate.store.item_facts import STYLE_COLUMNS, stored_item_facts
+    from annotate.store.response_frames import pairwise_texts
 
     stored = stored_item_facts(store, STYLE_COLUMNS, kind="pairwise")
     counted = stored["known"].to_numpy(dtype=bool)

@@ -156,7 +156,7 @@ def _empty_responses(ctx: Context, store: Store) -> tuple[Table | None, dict[str
     """The items with an empty response (a model returned nothing) and how the votes on them went:
     all of them, then one row per item (the first ``ctx.max_rows``; the JSON lists every item)."""
     from annotate.analysis.empty import empty_response_votes, empty_response_votes_per_item
-    from annotate.store.frames import empty_responses_frame
+    from annotate.store.response_frames import empty_responses_frame
 
     empty = empty_responses_frame(store)
     if empty.empty:

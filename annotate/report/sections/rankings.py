@@ -33,7 +33,7 @@ def rank_frame(ctx: Context, store: Store, votes: pd.DataFrame | None = None) ->
     1..k the slot was shown at; NaN for imported votes, whose display order is not known), model."""
     import pandas as pd
 
-    from annotate.store.frames import responses_frame
+    from annotate.store.response_frames import responses_frame
 
     question = ctx.spec.schema.primary
     votes = ctx.unique if votes is None else votes
