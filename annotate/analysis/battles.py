@@ -20,6 +20,7 @@ battles.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -159,21 +160,17 @@ def _unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     at the Arena's 1.67M items."""
     if rows.size == 0 or rows.min() < 0:
         return np.unique(rows, axis=0, return_counts=True)  # type: ignore[no-any-return]
-    radix = rows.max(axis=0).astype(object) + 1  # Python ints: the product cannot overflow
-    span = 1
-    for r in radix.tolist():
-        span *= r
-    if span >= 2**62:
+    radix = [int(r) + 1 for r in rows.max(axis=0)]  # Python ints: their product cannot overflow
+    if math.prod(radix) >= 2**62:
         return np.unique(rows, axis=0, return_counts=True)  # type: ignore[no-any-return]
     key = np.zeros(rows.shape[0], dtype=np.int64)
-    for c, r in enumerate(radix.tolist()):
+    for c, r in enumerate(radix):
         key = key * r + rows[:, c]
     keys, counts = np.unique(key, return_counts=True)
-    distinct = np.empty((keys.size, rows.shape[1]), dtype=np.int64)
-    for c in range(rows.shape[1] - 1, -1, -1):
-        r = radix.tolist()[c]
-        distinct[:, c] = keys % r
-        keys = keys // r
+    distinct = np.empty((keys.size, len(radix)), dtype=np.int64)
+    for c in reversed(range(len(radix))):
+        distinct[:, c] = keys % radix[c]
+        keys = keys // radix[c]
     return distinct, counts
 
 

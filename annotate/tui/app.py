@@ -359,9 +359,7 @@ class AnnotateApp(TerminalDriverChoice, IdleCollectionMixin, SittingPaceMixin, G
         self.design_hashes = hashes
         queue.attach(self.reader)
         self.queue = queue
-        from annotate.tui.screens.item import ItemScreen
-
-        screen = next((s for s in reversed(self.screen_stack) if isinstance(s, ItemScreen)), None)
+        screen = self.item_screen_shown()
         if screen is not None:
             screen.queue_replaced(message.lost_position)
         self.fill_queue()  # reading it again may have begun writing more of it (items imported since)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from annotate.store import Store
     from annotate.tui.queue import Queue, StoreRunner
+    from annotate.tui.screens.item import ItemScreen
     from annotate.tui.screens.queue_writing import QueueWritingDialog
 
 FILL_RETRY_S = 1.0
@@ -140,7 +141,7 @@ class GrowingQueueMixin:
         def chosen(what: str | None) -> None:
             if self._writing_dialog is dialog:
                 self._writing_dialog = None
-            screen = self._item_screen_shown()
+            screen = self.item_screen_shown()
             if what == "quit":
                 self.quit_after_writes()
             elif what == "back" and screen is not None:
@@ -163,7 +164,8 @@ class GrowingQueueMixin:
             waiting, self._writing_dialog = self._writing_dialog, None
             waiting.ready(what)
 
-    def _item_screen_shown(self) -> Any:
+    def item_screen_shown(self) -> ItemScreen | None:
+        """The item screen, the topmost of the stack (dialogs may be over it)."""
         from annotate.tui.screens.item import ItemScreen
 
         return next((s for s in reversed(self.screen_stack) if isinstance(s, ItemScreen)), None)

@@ -78,10 +78,7 @@ class Queue:
         last = self.total // PAGE  # the page the old end fell in: read (or being read) short
         self.total = total
         self._pending.pop(last, None)
-        evicted = self._pages.pop(last, None)
-        for a, _j in evicted or ():
-            self._stored.pop(a.id, None)
-            self._stored_flags.pop(a.id, None)
+        self._forget(last)
 
     # -- pages -----------------------------------------------------------------------------------
 
@@ -102,12 +99,15 @@ class Queue:
             self._stored.update((a.id, j) for a, j in found)
             self._stored_flags.update((a.id, tuple(flags.get(a.id, ()))) for a, _j in found)
             while len(self._pages) > PAGES_KEPT:
-                _, evicted = self._pages.popitem(last=False)
-                for a, _j in evicted:
-                    self._stored.pop(a.id, None)
-                    self._stored_flags.pop(a.id, None)
+                self._forget(next(iter(self._pages)))
         self._pages.move_to_end(page)
         return found
+
+    def _forget(self, page: int) -> None:
+        """Drop a page read, and what was kept of its entries' stored answers and flags."""
+        for a, _j in self._pages.pop(page, ()):
+            self._stored.pop(a.id, None)
+            self._stored_flags.pop(a.id, None)
 
     def prefetch(self, index: int) -> None:
         """Start reading the pages of `index` and its neighbours, without waiting."""
@@ -199,15 +199,14 @@ class Queue:
             index += 1
         if index >= high:
             return None
-        # bounded by the last entry this queue holds: the file may hold more (a queue being written, growing_queue.py)
-        end = self.entry(high - 1)[0].position + 1
+        end = self.entry(high - 1)[0].position + 1 if high < self.total else None
         position = self.entry(index)[0].position
         while True:
             found = self._read(first_unanswered, self.annotator, position, end, self.adjudication)
             if found is None:
                 return None
             at = self._read(queue_index, self.annotator, found, self.adjudication)
-            if not low <= at < high:
+            if at >= high:  # past the entries this queue holds: the file may hold more (growing_queue.py)
                 return None
             assignment, answer = self.entry(at)
             if answer is None:

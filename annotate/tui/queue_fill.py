@@ -7,7 +7,7 @@ the first chunk before it opens (`begin`) and the rest a chunk at a time on its 
 its own transaction (`DefaultQueueWriter`); quitting between chunks loses nothing: the next start
 writes the rest of the same draw.
 
-No Textual here: the app calls `step` on its store thread and shows `progress()`.
+No Textual here: the app (`growing_queue.py`) calls `step` on its store thread and shows `writing_note`.
 """
 
 from __future__ import annotations
