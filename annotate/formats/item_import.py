@@ -162,7 +162,6 @@ def stage(store: Store, staging: ImportStaging, source: Source, reader: RecordRe
 
     Each entry goes to the staging tables as a row tuple (`ImportStaging.add_item_rows`), as the
     Arena bulk path stages its battles."""
-    from annotate.style_features import item_facts  # numpy: only when a file is imported
 
     found = Staged()
     cohorts = {a.name: a.cohort for a in store.annotators()}
@@ -172,7 +171,8 @@ def stage(store: Store, staging: ImportStaging, source: Source, reader: RecordRe
     models = found.models
 
     def flush(scan: bool = True) -> None:
-        batch, staged = list(pending), list(rows)
+        batch = list(pending)
+        staged = with_facts(rows, [entry.item for _, entry in batch])
         pending.clear()
         rows.clear()
         staging.add_label_rows(votes)
@@ -186,7 +186,6 @@ def stage(store: Store, staging: ImportStaging, source: Source, reader: RecordRe
             if warning:
                 found.warnings.append(warning)
         if scan:
-            staging.add_item_facts(first, item_facts([entry.item for _, entry in batch]))
             found.texts.scan([(first + k, entry.item) for k, (_, entry) in enumerate(batch) if k not in repeated],
                              models)
 
@@ -226,7 +225,6 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
     """`stage` for Arena battles: a battle of the plain shape (`annotate.formats.arena_batch`) goes
     to the staging tables as a row built from its values, any other through `read_battle` and its
     Item; the checks, their order and their errors are those of `stage` with an ArenaReader."""
-    from annotate.style_features import item_facts  # numpy: only when a file is imported
 
     found = Staged()
     cohorts = {a.name: a.cohort for a in store.annotators()}
@@ -239,7 +237,8 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
     size = BATCH * ARENA_BATCHES
 
     def flush(scan: bool = True) -> None:
-        batch, texts = list(items), list(scans)
+        texts = list(scans)
+        batch = with_facts(items, texts)
         staging.add_label_rows(labels)
         items.clear()
         labels.clear()
@@ -251,7 +250,6 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
             row = batch[repeat.position]
             battle_repeat(Record({}, file, row[4], row[5]), row[1], repeat.first, repeat.same)
         if scan:
-            staging.add_item_facts(first, item_facts(texts))
             found.texts.scan([(first + k, entry) for k, entry in enumerate(texts) if k not in repeated], found.models)
 
     models = found.models
@@ -295,6 +293,13 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
         raise
     flush()
     return found
+
+
+def with_facts(rows: Sequence[tuple[Any, ...]], items: Sequence[Item | PlainPair]) -> list[tuple[Any, ...]]:
+    """The staged rows of a batch with each item's facts appended (`ImportStaging.add_item_rows`)."""
+    from annotate.style_features import item_facts  # numpy: only when a file is imported
+
+    return [(*row, *facts) for row, (_, facts) in zip(rows, item_facts(items), strict=True)]
 
 
 def _check_cohort(record: Record, label: ExternalLabel, cohorts: dict[str, str]) -> None:

@@ -13,8 +13,8 @@ path that does not record them) is read from its responses by the reader's calle
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,15 +30,13 @@ SLOT_COLUMNS = ("model_a", "model_b", "len_a", "len_b")
 FACT_COLUMNS = (*SLOT_COLUMNS, *STYLE_COLUMNS, "empty_slots")
 """What a row holds besides its key, in table order."""
 
-_COLUMNS_SQL = ", ".join(f"{c} TEXT" if c.startswith(("model", "empty")) else f"{c} INTEGER" for c in FACT_COLUMNS)
-STAGE_TABLE = f"CREATE TABLE {{s}}.stage_facts (seq INTEGER PRIMARY KEY, {_COLUMNS_SQL})"
-"""The facts of staged items, by their staging seq (an id settled later is taken from stage_items)."""
-STAGE_INSERT = f"INSERT OR REPLACE INTO {{s}}.stage_facts VALUES ({', '.join('?' * (1 + len(FACT_COLUMNS)))})"
+COLUMNS_SQL = ", ".join(f"{c} TEXT" if c.startswith(("model", "empty")) else f"{c} INTEGER" for c in FACT_COLUMNS)
+"""The facts' column definitions (of item_facts, and of the staged items, which carry their facts)."""
 
 
 def create_item_facts(db: sqlite_utils.Database) -> None:
     """The table of migration v14 (empty: items stored before it are read from their responses)."""
-    db.execute(f"CREATE TABLE item_facts (item_id TEXT PRIMARY KEY, content_hash TEXT NOT NULL, {_COLUMNS_SQL})")
+    db.execute(f"CREATE TABLE item_facts (item_id TEXT PRIMARY KEY, content_hash TEXT NOT NULL, {COLUMNS_SQL})")
 
 
 STAGE_STORED_TABLE = "CREATE TABLE {s}.stage_facts_stored (seq INTEGER PRIMARY KEY)"
@@ -46,8 +44,9 @@ STAGE_STORED_TABLE = "CREATE TABLE {s}.stage_facts_stored (seq INTEGER PRIMARY K
 
 
 def copy_staged_sql(schema: str) -> tuple[str, str]:
-    """SQL copying the staged facts of staged items into the session, for items whose stored facts are
-    missing or of other content (an import again of items stored before v14 fills theirs in): the
+    """SQL copying the facts of staged items (columns of their staged rows) into the session, for items
+    whose stored facts are missing or of other content (an import again of items stored before v14
+    fills theirs in): the
     staged items whose facts are stored are noted first, so that the copy's SELECT does not read
     main.item_facts (SQLite would copy the whole SELECT into a temporary table before inserting; the
     staged ids are distinct, so no row copied changes which others are to be copied)."""
@@ -56,16 +55,10 @@ def copy_staged_sql(schema: str) -> tuple[str, str]:
         f"INSERT INTO {schema}.stage_facts_stored SELECT s.seq FROM {schema}.stage_items s WHERE EXISTS"
         " (SELECT 1 FROM main.item_facts m WHERE m.item_id = s.id AND m.content_hash = s.content_hash)",
         f"INSERT OR REPLACE INTO main.item_facts (item_id, content_hash, {columns})"
-        f" SELECT s.id, s.content_hash, {', '.join(f'c.{c}' for c in FACT_COLUMNS)} FROM {schema}.stage_items s"
-        f" JOIN {schema}.stage_facts c ON c.seq = s.seq WHERE s.seq NOT IN"
+        f" SELECT s.id, s.content_hash, {', '.join(f's.{c}' for c in FACT_COLUMNS)} FROM {schema}.stage_items s"
+        " WHERE s.seq NOT IN"
         f" (SELECT seq FROM {schema}.stage_facts_stored) ORDER BY s.seq",
     )
-
-
-def staged_rows(first_seq: int, facts: Iterable[tuple[int, Sequence[Any]]]) -> Iterator[tuple[Any, ...]]:
-    """Rows of stage_facts for (place in the batch staged from `first_seq` on, FACT_COLUMNS values)."""
-    for place, row in facts:
-        yield (first_seq + place, *row)
 
 
 def stored_item_facts(store: Store, columns: Sequence[str] = FACT_COLUMNS, kind: str | None = None) -> pd.DataFrame:

@@ -23,7 +23,7 @@ from typing import Any
 
 from annotate.model import Item
 from annotate.store.codec import content_hash, item_from_row
-from annotate.store.item_facts import STAGE_INSERT, STAGE_STORED_TABLE, STAGE_TABLE, copy_staged_sql, staged_rows
+from annotate.store.item_facts import COLUMNS_SQL, FACT_COLUMNS, STAGE_STORED_TABLE, copy_staged_sql
 from annotate.store.store import AddResult, Store
 from annotate.store.tally_schema import counted_in_bulk
 
@@ -45,19 +45,21 @@ _NEW_ROWS = {
 }
 """Whether the copy adds rows to a table (whose tally is then counted in bulk, `counted_in_bulk`)."""
 ITEM_COLUMNS = ("id", "kind", "conversation", "responses", "category", "gold", "metadata", "content_hash")
+_STAGED_COLUMNS = ("seq", "key", "grp", "suffix", "line", "idx", *ITEM_COLUMNS, *FACT_COLUMNS)
+_HASH_AT = _STAGED_COLUMNS.index("content_hash")
 _TABLES = (
     "CREATE TABLE {s}.stage_items (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, grp TEXT, suffix TEXT,"
     " line INTEGER, idx INTEGER NOT NULL, id TEXT NOT NULL, kind TEXT NOT NULL, conversation TEXT NOT NULL,"
-    " responses TEXT NOT NULL, category TEXT, gold TEXT, metadata TEXT, content_hash TEXT NOT NULL)",
+    f" responses TEXT NOT NULL, category TEXT, gold TEXT, metadata TEXT, content_hash TEXT NOT NULL, {COLUMNS_SQL})",
     "CREATE TABLE {s}.stage_labels (seq INTEGER PRIMARY KEY, line INTEGER, idx INTEGER NOT NULL, key TEXT NOT NULL,"
     " source TEXT NOT NULL, rater TEXT NOT NULL, cohort TEXT NOT NULL, item_id TEXT NOT NULL, label TEXT NOT NULL,"
     " raw TEXT, shown_first TEXT)",
-    STAGE_TABLE,
     "CREATE TABLE {s}.stage_stored (seq INTEGER PRIMARY KEY)",
     STAGE_STORED_TABLE,
 )
-"""The staged items, votes and facts; and (`stage_stored`, filled by `commit`) the staged items whose id
-the session holds already, (`stage_facts_stored`) those whose facts it holds."""
+"""The staged items (each with its facts, `annotate.store.item_facts`) and votes; and (`stage_stored`,
+filled by `commit`) the staged items whose id the session holds already, (`stage_facts_stored`) those
+whose facts it holds."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,7 @@ class ImportStaging:
             if STAGE_SCHEMA in attached:
                 self.db.conn.execute(f"DETACH {STAGE_SCHEMA}")
             return
-        for table in ("stage_items", "stage_labels", "stage_facts", "stage_stored", "stage_facts_stored"):
+        for table in ("stage_items", "stage_labels", "stage_stored", "stage_facts_stored"):
             self._execute(f"DROP TABLE IF EXISTS {{s}}.{table}")
         self._settle()
 
@@ -147,7 +149,8 @@ class ImportStaging:
 
     def add_item_rows(self, rows: Sequence[tuple[Any, ...]]) -> list[Repeat]:
         """Stage a batch of rows: seq (numbered on from `next_seq`), key, group, suffix, line, record
-        number, then the ITEM_COLUMNS (`annotate.store.codec.item_row`'s values). The rows whose key was
+        number, then the ITEM_COLUMNS (`annotate.store.codec.item_row`'s values) and the FACT_COLUMNS
+        (`annotate.style_features.item_facts`'s, one insert per item instead of two). The rows whose key was
         staged before (in this batch or earlier) are not staged again and come back as Repeats, in
         batch order."""
         first_seq = self._seq + 1
@@ -155,8 +158,8 @@ class ImportStaging:
             raise ValueError(f"staged rows are numbered from {first_seq}")
         self._seq += len(rows)
         self._executemany(
-            "INSERT OR IGNORE INTO {s}.stage_items (seq, key, grp, suffix, line, idx, id, kind, conversation,"
-            " responses, category, gold, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows,
+            f"INSERT OR IGNORE INTO {{s}}.stage_items ({', '.join(_STAGED_COLUMNS)})"
+            f" VALUES ({', '.join('?' * len(_STAGED_COLUMNS))})", rows,
         )
         stored = self._execute("SELECT count(*) FROM {s}.stage_items WHERE seq >= ?", [first_seq]).fetchone()[0]
         self._settle()
@@ -170,14 +173,8 @@ class ImportStaging:
             line, idx, digest = self._execute(
                 "SELECT line, idx, content_hash FROM {s}.stage_items WHERE key = ?", [row[1]]
             ).fetchone()
-            repeats.append(Repeat(position, Where(line, idx), digest == row[-1]))
+            repeats.append(Repeat(position, Where(line, idx), digest == row[_HASH_AT]))
         return repeats
-
-    def add_item_facts(self, first_seq: int, facts: Iterable[tuple[int, Sequence[Any]]]) -> None:
-        """Stage the facts (`annotate.store.item_facts`) of entries of the batch staged from `first_seq` on:
-        (place in the batch, values); copied into the session with their items."""
-        self._executemany(STAGE_INSERT, staged_rows(first_seq, facts))
-        self._settle()
 
     def add_label_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
         """Stage votes given as tuples: line, record number, key (of the staged item the vote is on),
