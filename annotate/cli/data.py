@@ -51,6 +51,7 @@ def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...], trai
           --map A=response1 --map B=response2 --map model_A=model1 --map model_B=model2
       annotate import evals battles.json --format arena
     """
+    from annotate.collector import fewer_collections
     from annotate.formats import import_items
     from annotate.session import load_session, open_store
 
@@ -69,7 +70,7 @@ def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...], trai
                      items_command=["import", session])
     _reuse_freed_memory()
     _one_blas_thread()
-    with open_store(spec) as store:
+    with open_store(spec) as store, fewer_collections():
         report = import_items(store, spec.schema, file, format=fmt, field_map=field_map)
     _print_import(f"{report.summary()} from {one_line(file.name)}", report.warnings)
 
