@@ -6,8 +6,8 @@ thousands of records, staged rows and facts alive at a time, so the young genera
 with objects that are freed by reference counting a moment later, none in a cycle, and each pass traverses the
 live ones: at 1.67M Arena battles 28,666 passes, 10.7 s of the import's 150 s. With the first threshold at
 `BULK_THRESHOLD` 40 passes, 0.04 s (400k battles: 28.5 s instead of 31.4 s, three runs each alternately, at the
-same peak memory). The collector stays on: cycles (an
-exception's traceback, say) are still collected, only 70 times less often.
+same peak memory). The collector stays on: cycles (an exception's traceback, say) are still collected, only
+70 times less often.
 """
 
 from __future__ import annotations
