@@ -48,7 +48,6 @@ def test_an_import_of_many_battles_runs_few_young_passes(tmp_path: Path, monkeyp
         gc.callbacks.remove(seen)
     assert result.exit_code == 0, result.output
     assert "added 6000 items" in result.output
-    # 6,000 battles: with the default first threshold (700) that is
-    # some 150 passes; at BULK_THRESHOLD a handful (6)
+    # 6,000 battles: some 150 passes with the default first threshold (700), a handful (6) at BULK_THRESHOLD
     assert len(passes) < 40, len(passes)
     assert gc.get_threshold() == before

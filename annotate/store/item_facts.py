@@ -46,10 +46,10 @@ STAGE_STORED_TABLE = "CREATE TABLE {s}.stage_facts_stored (seq INTEGER PRIMARY K
 def copy_staged_sql(schema: str) -> tuple[str, str]:
     """SQL copying the facts of staged items (columns of their staged rows) into the session, for items
     whose stored facts are missing or of other content (an import again of items stored before v14
-    fills theirs in): the
-    staged items whose facts are stored are noted first, so that the copy's SELECT does not read
-    main.item_facts (SQLite would copy the whole SELECT into a temporary table before inserting; the
-    staged ids are distinct, so no row copied changes which others are to be copied)."""
+    fills theirs in): the staged items whose facts are stored are noted first, so that the copy's
+    SELECT does not read main.item_facts (SQLite would copy the whole SELECT into a temporary table
+    before inserting; the staged ids are distinct, so no row copied changes which others are to be
+    copied)."""
     columns = ", ".join(FACT_COLUMNS)
     return (
         f"INSERT INTO {schema}.stage_facts_stored SELECT s.seq FROM {schema}.stage_items s WHERE EXISTS"

@@ -47,6 +47,8 @@ _NEW_ROWS = {
 ITEM_COLUMNS = ("id", "kind", "conversation", "responses", "category", "gold", "metadata", "content_hash")
 _STAGED_COLUMNS = ("seq", "key", "grp", "suffix", "line", "idx", *ITEM_COLUMNS, *FACT_COLUMNS)
 _HASH_AT = _STAGED_COLUMNS.index("content_hash")
+_STAGE_ITEMS = (f"INSERT OR IGNORE INTO {{s}}.stage_items ({', '.join(_STAGED_COLUMNS)})"
+                f" VALUES ({', '.join('?' * len(_STAGED_COLUMNS))})")
 _TABLES = (
     "CREATE TABLE {s}.stage_items (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, grp TEXT, suffix TEXT,"
     " line INTEGER, idx INTEGER NOT NULL, id TEXT NOT NULL, kind TEXT NOT NULL, conversation TEXT NOT NULL,"
@@ -150,17 +152,13 @@ class ImportStaging:
     def add_item_rows(self, rows: Sequence[tuple[Any, ...]]) -> list[Repeat]:
         """Stage a batch of rows: seq (numbered on from `next_seq`), key, group, suffix, line, record
         number, then the ITEM_COLUMNS (`annotate.store.codec.item_row`'s values) and the FACT_COLUMNS
-        (`annotate.style_features.item_facts`'s, one insert per item instead of two). The rows whose key was
-        staged before (in this batch or earlier) are not staged again and come back as Repeats, in
-        batch order."""
+        (`annotate.style_features.item_facts`'s). The rows whose key was staged before (in this batch
+        or earlier) are not staged again and come back as Repeats, in batch order."""
         first_seq = self._seq + 1
         if rows and (rows[0][0] != first_seq or rows[-1][0] != first_seq + len(rows) - 1):
             raise ValueError(f"staged rows are numbered from {first_seq}")
         self._seq += len(rows)
-        self._executemany(
-            f"INSERT OR IGNORE INTO {{s}}.stage_items ({', '.join(_STAGED_COLUMNS)})"
-            f" VALUES ({', '.join('?' * len(_STAGED_COLUMNS))})", rows,
-        )
+        self._executemany(_STAGE_ITEMS, rows)
         stored = self._execute("SELECT count(*) FROM {s}.stage_items WHERE seq >= ?", [first_seq]).fetchone()[0]
         self._settle()
         if stored == len(rows):
