@@ -33,8 +33,12 @@ from annotate.safe_text import one_line
 @click.option("--training", is_flag=True,
               help="FILE holds training items (native format, each with gold and an explanation), answered"
                    " before the main queue; the spec needs a [training] table (docs/annotating.md).")
+@click.option("--workers", type=click.IntRange(0, 1), default=None,
+              help="--format arena, JSON Lines: 1 parses the file in a second process while this one stores it,"
+                   " 0 all in this one. Default: 1 for a file of 16 MiB or more on a host of two cores or more.")
 @domain_errors
-def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...], training: bool) -> None:
+def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...], training: bool,
+            workers: int | None) -> None:
     """Import items into a session (and, for arena / mtbench, their votes as external labels).
 
     FILE is our native JSON Lines (one item per line: id, prompt or conversation, responses A and
@@ -71,7 +75,7 @@ def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...], trai
     _reuse_freed_memory()
     _one_blas_thread()
     with open_store(spec) as store, fewer_collections():
-        report = import_items(store, spec.schema, file, format=fmt, field_map=field_map)
+        report = import_items(store, spec.schema, file, format=fmt, field_map=field_map, workers=workers)
     _print_import(f"{report.summary()} from {one_line(file.name)}", report.warnings)
 
 

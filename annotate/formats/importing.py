@@ -88,11 +88,13 @@ def _count(n: int, noun: str) -> str:
 
 def import_items(
     store: Store, schema: LabelSchema, path: Path | str, *, format: str = "auto", field_map: Sequence[str] = (),
+    workers: int | None = None,
 ) -> ImportReport:
     """Import items (and, for arena / mtbench, their votes) from `path` into the session.
 
-    field_map: `--map` options (`TARGET=SRC[,SRC...]`). Raises FormatError (naming the file, line
-    or record and field) or OptionError; nothing is written then.
+    field_map: `--map` options (`TARGET=SRC[,SRC...]`); workers: processes that parse an Arena file
+    (`annotate.formats.battle_blocks`; None: as suits the file). Raises FormatError (naming the
+    file, line or record and field) or OptionError; nothing is written then.
     """
     path = Path(path)
     if format not in ITEM_FORMATS:
@@ -110,7 +112,7 @@ def import_items(
         header = " (only a header)" if source.is_csv and source.header else ""
         return ImportReport(0, 0, 0, 0, (f"{source.file} holds no records{header}",))
     reader = reader_for(source, format, mapping, schema)
-    outcome = staged_import(store, path, source, reader, _check_encodable, empty_warning_line)
+    outcome = staged_import(store, path, source, reader, _check_encodable, empty_warning_line, workers)
     if outcome is None:  # emptied since it was opened
         return ImportReport(0, 0, 0, 0, (f"{source.file} holds no records",))
     return ImportReport(

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from annotate.formats.arena import SHOWN_FIRST, read_battle
 from annotate.formats.arena import SOURCE as ARENA_SOURCE
 from annotate.formats.arena_batch import battle_item, battle_row, plain_battle
+from annotate.formats.battle_blocks import battle_values, default_workers
 from annotate.formats.errors import FormatError, describe
 from annotate.formats.leaks import Leak, leak_warning
 from annotate.formats.mapped import FieldMap, check_mapping, default_item_map, mapped_item, repeated_row
@@ -221,10 +222,12 @@ ARENA_BATCHES = 5
 """Battles are checked and staged BATCH * ARENA_BATCHES at a time (their rows are small)."""
 
 
-def stage_battles(store: Store, staging: ImportStaging, source: Source, encodable: Any) -> Staged:
+def stage_battles(store: Store, staging: ImportStaging, source: Source, encodable: Any,
+                  workers: int | None = None) -> Staged:
     """`stage` for Arena battles: a battle of the plain shape (`annotate.formats.arena_batch`) goes
     to the staging tables as a row built from its values, any other through `read_battle` and its
-    Item; the checks, their order and their errors are those of `stage` with an ArenaReader."""
+    Item; the checks, their order and their errors are those of `stage` with an ArenaReader.
+    `workers`: processes that parse the file (`annotate.formats.battle_blocks`; None: as suits the file)."""
 
     found = Staged()
     cohorts = {a.name: a.cohort for a in store.annotators()}
@@ -234,15 +237,17 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
     items: list[tuple[Any, ...]] = []
     labels: list[tuple[Any, ...]] = []
     scans: list[Item | PlainPair] = []
+    facts: list[tuple[object, ...] | None] = []
     size = BATCH * ARENA_BATCHES
 
     def flush(scan: bool = True) -> None:
         texts = list(scans)
-        batch = with_facts(items, texts)
+        batch = with_facts(items, texts, facts)
         staging.add_label_rows(labels)
         items.clear()
         labels.clear()
         scans.clear()
+        facts.clear()
         first = staging.next_seq
         repeated = set()
         for repeat in staging.add_item_rows(batch):
@@ -255,10 +260,14 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
     models = found.models
     seq = staging.next_seq
     try:
-        for line, index, data in source.values():
+        if workers is None:
+            workers = default_workers(source)
+        for line, index, data, battle, row, given in battle_values(source, workers):
             found.records += 1
-            battle = plain_battle(data, known)
-            if battle is None:
+            if data is not None:
+                battle = plain_battle(data, known)
+                row = None if battle is None else battle_row(battle)
+            if battle is None or row is None:
                 record = Record(data, file, line, index)
                 entry = reader.entry(record)
                 encodable(entry.item, record)
@@ -272,9 +281,10 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
                 items.append((seq + len(items), entry.key, entry.group, entry.suffix, line, index,
                               *(row[c] for c in ITEM_COLUMNS)))
                 scans.append(entry.item)
+                facts.append(None)
             else:
                 qid, turn, judge, winner, vote = battle[:5]
-                item_id, conversation, responses, digest = battle_row(battle)
+                item_id, conversation, responses, digest = row
                 if cohorts.setdefault(judge, "crowd") != "crowd":
                     _check_cohort(Record(data, file, line, index), ExternalLabel(
                         ARENA_SOURCE, judge, "crowd", item_id, vote, winner, shown_first=SHOWN_FIRST), cohorts)
@@ -285,6 +295,7 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
                 items.append((seq + len(items), key, qid, f"-t{turn}", line, index, item_id, "pairwise", conversation,
                               responses, None, None, battle[10], digest))
                 scans.append(PlainPair(battle[7], battle[9], battle[6], battle[8], partial(battle_item, battle)))
+                facts.append(given)
             if len(items) >= size:
                 flush()
                 seq = staging.next_seq
@@ -295,11 +306,17 @@ def stage_battles(store: Store, staging: ImportStaging, source: Source, encodabl
     return found
 
 
-def with_facts(rows: Sequence[tuple[Any, ...]], items: Sequence[Item | PlainPair]) -> list[tuple[Any, ...]]:
-    """The staged rows of a batch with each item's facts appended (`ImportStaging.add_item_rows`)."""
+def with_facts(rows: Sequence[tuple[Any, ...]], items: Sequence[Item | PlainPair],
+               given: Sequence[tuple[object, ...] | None] | None = None) -> list[tuple[Any, ...]]:
+    """The staged rows of a batch with each item's facts appended (`ImportStaging.add_item_rows`):
+    those `given` (made where the battle was parsed), the others found here."""
     from annotate.style_features import item_facts  # numpy: only when a file is imported
 
-    return [(*row, *facts) for row, (_, facts) in zip(rows, item_facts(items), strict=True)]
+    known = list(given) if given is not None else [None] * len(items)
+    missing = [place for place, facts in enumerate(known) if facts is None]
+    for place, (_, facts) in zip(missing, item_facts([items[place] for place in missing]), strict=True):
+        known[place] = facts
+    return [(*row, *facts) for row, facts in zip(rows, known, strict=True)]  # type: ignore[misc]
 
 
 def _check_cohort(record: Record, label: ExternalLabel, cohorts: dict[str, str]) -> None:
@@ -370,16 +387,16 @@ class Outcome:
 
 
 def staged_import(store: Store, path: Path, source: Source, reader: RecordReader, encodable: Any,
-                  empty_line: Any) -> Outcome | None:
+                  empty_line: Any, workers: int | None = None) -> Outcome | None:
     """Stage, check and commit one file (None for a file without records: nothing is written).
 
     encodable(item, record) checks what the field checks do not (metadata as JSON); empty_line
-    words the empty-responses warning."""
+    words the empty-responses warning; `workers`: processes parsing Arena battles (`stage_battles`)."""
     from annotate.store import utc_now
 
     with ImportStaging(store) as staging:
         if isinstance(reader, ArenaReader):
-            found = stage_battles(store, staging, source, encodable)
+            found = stage_battles(store, staging, source, encodable, workers)
         else:
             found = stage(store, staging, source, reader, encodable)
         if not found.records:

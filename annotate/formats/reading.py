@@ -245,11 +245,11 @@ def jsonl_records(file: str, lines: Iterable[tuple[int, str]], whole: Callable[[
 
 
 def jsonl_values(
-    file: str, lines: Iterable[tuple[int, str]], whole: Callable[[], str | None],
+    file: str, lines: Iterable[tuple[int, str]], whole: Callable[[], str | None], index: int = 0,
 ) -> Iterator[tuple[int, int, dict[str, Any]]]:
     """`jsonl_records` as (line number, record number, object), checked the same way, for a reader
-    that makes a Record only for a record it has something to say about."""
-    index = 0
+    that makes a Record only for a record it has something to say about. `index`: the records of
+    the file before `lines` (the rest of a file read in blocks)."""
     for number, line in lines:
         value = _plain_object(line)
         if value is not None:

@@ -86,6 +86,12 @@ class Source:
             skip_bom(handle)
             yield from jsonl_values(self.file, _numbered_lines(self.file, handle), self._whole_text)
 
+    def line_blocks(self) -> Iterator[tuple[bytes, int, int]]:
+        """JSON Lines: the file in blocks of whole lines (`line_blocks`), after its byte-order mark."""
+        with self.path.open("rb") as handle:
+            skip_bom(handle)
+            yield from line_blocks(handle)
+
     @property
     def columns(self) -> tuple[str, ...]:
         """CSV: the header; JSON: every key of every record in first-seen order (one pass over the file)."""
@@ -190,6 +196,15 @@ def _read_header(source: Source) -> tuple[str, ...]:
 def _numbered_lines(file: str, handle: BinaryIO) -> Iterator[tuple[int, str]]:
     """(line number, text without its newline) of a binary file split at LF, as `str.split("\\n")`
     splits the decoded text. A byte that is not UTF-8 is an error naming its line and column."""
+    for block, number, offset in line_blocks(handle):
+        for line in block_lines(file, block, number, offset):
+            number += 1
+            yield number, line
+
+
+def line_blocks(handle: BinaryIO) -> Iterator[tuple[bytes, int, int]]:
+    """The file's bytes in blocks of whole lines (about `_CHUNK` each; the last line may lack its
+    newline), each with how many lines and bytes come before it."""
     offset, number, pending = 0, 0, b""
     while True:
         chunk = handle.read(_CHUNK)
@@ -201,18 +216,23 @@ def _numbered_lines(file: str, handle: BinaryIO) -> Iterator[tuple[int, str]]:
             pending = data
             continue
         block, pending = data[:cut], data[cut:]
-        try:
-            lines = block.decode("utf-8").split("\n")
-        except UnicodeDecodeError:
-            lines = _decoded_lines(file, block, number, offset)  # raises, naming the line of the bad byte
-        if block.endswith(b"\n"):
-            lines.pop()  # split leaves an empty string after the last newline
-        for line in lines:
-            number += 1
-            yield number, line
+        yield block, number, offset
+        number += block.count(b"\n")
         offset += len(block)
         if not chunk:
             return
+
+
+def block_lines(file: str, block: bytes, number: int, offset: int) -> list[str]:
+    """The lines of a block of `line_blocks` (`number` lines and `offset` bytes before it), decoded.
+    A byte that is not UTF-8 is an error naming its line and column."""
+    try:
+        lines = block.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        lines = _decoded_lines(file, block, number, offset)  # raises, naming the line of the bad byte
+    if block.endswith(b"\n"):
+        lines.pop()  # split leaves an empty string after the last newline
+    return lines
 
 
 def _decoded_lines(file: str, block: bytes, number: int, offset: int) -> list[str]:

@@ -1,0 +1,37 @@
+"""The worker process of an Arena import (`annotate.formats.battle_blocks`): `python -m
+annotate.formats.battle_worker FILE` reads FILE a block of lines at a time, after its byte-order
+mark, and writes what `parse_block` makes of each block to its standard output: its length in 8
+bytes (little-endian), then its pickle; a length of 0 ends the output.
+
+It reads only the file it is given, and writes only to the pipe its parent reads.
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+from pathlib import Path
+from typing import BinaryIO
+
+from annotate.formats.battle_blocks import parse_block
+from annotate.formats.streaming import line_blocks, skip_bom
+
+
+def serve(path: Path, out: BinaryIO) -> None:
+    """Parse the file's blocks and send each, in file order (with its bytes where it is not UTF-8)."""
+    with path.open("rb") as handle:
+        skip_bom(handle)
+        for block, number, offset in line_blocks(handle):
+            parsed = parse_block(block, number + 1)
+            message = pickle.dumps((number, offset, parsed, block if parsed is None else None), pickle.HIGHEST_PROTOCOL)
+            out.write(len(message).to_bytes(8, "little"))
+            out.write(message)
+    out.write(bytes(8))
+    out.flush()
+
+
+if __name__ == "__main__":
+    try:
+        serve(Path(sys.argv[1]), sys.stdout.buffer)
+    except BrokenPipeError:  # the import stopped reading (an error in an earlier record, or an interrupt)
+        sys.exit(1)
