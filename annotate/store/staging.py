@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 from annotate.model import Item
+from annotate.store.bulk_index import rebuilt_indexes
 from annotate.store.codec import content_hash, item_from_row
 from annotate.store.item_facts import COLUMNS_SQL, FACT_COLUMNS, STAGE_STORED_TABLE, copy_staged_sql
 from annotate.store.store import AddResult, Store
@@ -101,6 +102,8 @@ class ImportStaging:
         """Staged inside a caller's transaction: it is theirs to end."""
         self.schema = "temp" if self._outer else STAGE_SCHEMA
         self._seq = 0
+        self._repeats_in_file: bool | None = None
+        """Whether a vote key is staged twice, once asked (None: not yet, or votes staged since)."""
         self._close()
         if self.schema == STAGE_SCHEMA:
             self._execute(f"ATTACH '' AS {STAGE_SCHEMA}")
@@ -181,6 +184,7 @@ class ImportStaging:
             "INSERT INTO {s}.stage_labels (line, idx, key, source, rater, cohort, item_id, label, raw,"
             " shown_first) VALUES (?,?,?,?,?,?,?,?,?,?)", rows,
         )
+        self._repeats_in_file = None
         self._settle()
 
     @property
@@ -207,6 +211,7 @@ class ImportStaging:
             self._execute("UPDATE {s}.stage_items SET id = ?, content_hash = ? WHERE seq = ?",
                             [new_id, content_hash(item), row["seq"]])
             self._execute("UPDATE {s}.stage_labels SET item_id = ? WHERE key = ?", [new_id, row["key"]])
+        self._repeats_in_file = None
         self._settle()
 
     def id_repeats(self) -> list[tuple[str, Where, Where, bool]]:
@@ -283,12 +288,20 @@ class ImportStaging:
 
     def _may_repeat_votes(self) -> bool:
         """Whether a vote key (source, rater, item) is staged twice, or a staged source has stored votes
-        (one pass over the key index; the repeats themselves cost a lookup per staged vote)."""
-        return bool(self._execute(
-            "SELECT EXISTS (SELECT 1 FROM {s}.stage_labels GROUP BY source, rater, item_id HAVING count(*) > 1)"
-            " OR EXISTS (SELECT 1 FROM main.external_labels WHERE source IN (SELECT DISTINCT source"
+        (the repeats themselves cost a lookup per staged vote)."""
+        return self._votes_repeat_in_file() or bool(self._execute(
+            "SELECT EXISTS (SELECT 1 FROM main.external_labels WHERE source IN (SELECT DISTINCT source"
             " FROM {s}.stage_labels))"
         ).fetchone()[0])
+
+    def _votes_repeat_in_file(self) -> bool:
+        """Whether a vote key is staged twice: one pass over the key index, made once for the votes as
+        they are staged (`add_label_rows` and `apply_suffixes` ask again)."""
+        if self._repeats_in_file is None:
+            self._repeats_in_file = bool(self._execute(
+                "SELECT EXISTS (SELECT 1 FROM {s}.stage_labels GROUP BY source, rater, item_id HAVING count(*) > 1)"
+            ).fetchone()[0])
+        return self._repeats_in_file
 
     def responses_between(self, first: int, last: int) -> Iterator[tuple[int, str]]:
         """(seq, responses JSON) of the items staged with seqs `first` to `last`, in file order."""
@@ -362,18 +375,27 @@ class ImportStaging:
                     "INSERT OR IGNORE INTO main.annotators (name, cohort, created) SELECT rater, cohort, ?"
                     " FROM {s}.stage_labels GROUP BY rater, cohort ORDER BY rater, cohort", [created],  # one sort
                 )
-                distinct = int(self._execute(
+                distinct = n_labels if not self._votes_repeat_in_file() else int(self._execute(
                     "SELECT count(*) FROM (SELECT DISTINCT source, rater, item_id FROM {s}.stage_labels)"
                 ).fetchone()[0])
                 added = 0
                 if "external_labels" in new:
-                    added = int(self._execute(
-                        "INSERT OR IGNORE INTO main.external_labels (source, rater, cohort, item_id, label, raw,"
-                        " shown_first, created) SELECT source, rater, cohort, item_id, label, raw, shown_first, ?"
-                        " FROM {s}.stage_labels ORDER BY seq", [created],
-                    ).rowcount)
+                    bulk = rebuilt_indexes(self.db.conn, "external_labels") if self._votes_in_bulk(n_labels) else None
+                    with bulk or nullcontext():
+                        added = int(self._execute(
+                            "INSERT OR IGNORE INTO main.external_labels (source, rater, cohort, item_id, label, raw,"
+                            " shown_first, created) SELECT source, rater, cohort, item_id, label, raw, shown_first, ?"
+                            " FROM {s}.stage_labels ORDER BY seq", [created],
+                        ).rowcount)
                 labels = AddResult(added=added, unchanged=distinct - added)
         return items, labels
+
+    def _votes_in_bulk(self, n_labels: int) -> bool:
+        """Whether the staged votes may be copied with the votes' indexes made again after the copy
+        (`rebuilt_indexes`): no vote key is staged twice or stored already (for any source staged),
+        and the session holds no more votes than are staged (its newest rowid says at most how many)."""
+        newest = self._execute("SELECT coalesce(max(id), 0) FROM main.external_labels").fetchone()[0]
+        return int(newest) <= n_labels and not self._may_repeat_votes()
 
     @contextmanager
     def _session_cache(self) -> Iterator[None]:
