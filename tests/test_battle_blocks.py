@@ -63,9 +63,8 @@ def test_a_worker_gives_the_records_a_parse_here_gives(tmp_path: Path, bom: bool
     assert path.stat().st_size > 2 << 20  # three blocks
     source = open_source(path, "jsonl")
     here = list(battle_values(source, 0))
-    assert list(battle_values(source, 1)) == here
-    assert list(battle_values(source, 2)) == here  # blocks taken in turn by two workers
-    assert list(battle_values(source, 4)) == here  # more workers than blocks
+    there = list(battle_values(source, 1))
+    assert there == here
     assert len(here) == 2500 and [r[1] for r in here] == list(range(1, 2501))
     parsed = sum(r[3] is not None for r in here)
     assert 2400 < parsed < 2500  # most parsed into rows, the others as objects
@@ -91,12 +90,12 @@ def test_an_error_is_the_same_at_the_same_line(tmp_path: Path, bad: tuple[str, A
         path.write_bytes(data[:start] + value + b"\n" + data[start + len(text_lines[at]) + 1:])
     source = open_source(path, "jsonl")
     errors = []
-    for workers in (0, 1, 2):
+    for workers in (0, 1):
         seen = []
         with pytest.raises(FormatError) as caught:
             seen.extend(r[0] for r in battle_values(source, workers))
         errors.append((str(caught.value), len(seen)))
-    assert errors[0] == errors[1] == errors[2]
+    assert errors[0] == errors[1]
     assert f"line {at + 1}" in errors[0][0]
 
 
@@ -115,7 +114,7 @@ def table(store: Any, sql: str) -> list[tuple[Any, ...]]:
 def test_an_import_with_a_worker_stores_the_same_rows(project: Path) -> None:
     path = write(project / "battles.jsonl", lines(2500))
     stored = []
-    for workers in (0, 2):
+    for workers in (0, 1):
         spec = session(project, f"s{workers}")
         with open_store(spec) as store:
             report = import_items(store, spec.schema, path, format="arena", workers=workers)
@@ -142,7 +141,7 @@ def test_a_worker_only_for_a_large_file_of_json_lines(tmp_path: Path) -> None:
     assert default_workers(open_source(small, "jsonl")) == 0
     large = write(tmp_path / "large.jsonl", lines(10))
     os.truncate(large, PARALLEL_BYTES)  # the size is all it looks at
-    expected = 2 if len(os.sched_getaffinity(0)) >= 2 else 0
+    expected = 1 if len(os.sched_getaffinity(0)) >= 2 else 0
     assert default_workers(open_source(large, "jsonl")) == expected
     array = tmp_path / "large.json"
     array.write_text("[" + ",".join(lines(10)[:3]) + "]")

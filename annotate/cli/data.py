@@ -33,9 +33,9 @@ from annotate.safe_text import one_line
 @click.option("--training", is_flag=True,
               help="FILE holds training items (native format, each with gold and an explanation), answered"
                    " before the main queue; the spec needs a [training] table (docs/annotating.md).")
-@click.option("--workers", type=click.IntRange(0, 8), default=None,
-              help="--format arena, JSON Lines: processes that parse the file while this one stores it"
-                   " (0: all in this one). Default: 2 for a file of 16 MiB or more on a host of two cores or more.")
+@click.option("--workers", type=click.IntRange(0, 1), default=None,
+              help="--format arena, JSON Lines: 1 parses the file in a second process while this one stores it,"
+                   " 0 all in this one. Default: 1 for a file of 16 MiB or more on a host of two cores or more.")
 @domain_errors
 def import_(session: str, file: Path, fmt: str, field_map: tuple[str, ...], training: bool,
             workers: int | None) -> None:

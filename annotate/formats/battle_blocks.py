@@ -22,7 +22,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import suppress
 from functools import partial
-from itertools import count
 from pathlib import Path
 from typing import IO, Any
 
@@ -57,19 +56,17 @@ class WorkerError(RuntimeError):
 
 
 def default_workers(source: Source) -> int:
-    """Two workers for a JSON Lines file of PARALLEL_BYTES or more when this process may use two
-    cores or more (with one, this process waits for it a fifth of the time it stages, with two
-    the cores are kept busy: 7 % less time at 400,000 battles on two cores); else none
-    (everything is parsed in this process)."""
+    """One worker for a JSON Lines file of PARALLEL_BYTES or more when this process may use two
+    cores or more; else none (everything is parsed in this process)."""
     if source.container != "jsonl" or len(os.sched_getaffinity(0)) < 2:
         return 0
-    return 2 if source.path.stat().st_size >= PARALLEL_BYTES else 0
+    return 1 if source.path.stat().st_size >= PARALLEL_BYTES else 0
 
 
 def battle_values(source: Source, workers: int) -> Iterator[Parsed]:
     """The records of the file in file order, with each plain battle of a JSON Lines file
-    (`plain_battle`) parsed into its row and facts, by `workers` worker processes (0: in this
-    process). A record that is not a plain battle comes as its object; errors
+    (`plain_battle`) parsed into its row and facts, by a worker process when `workers` is 1 or
+    more (0: in this process). A record that is not a plain battle comes as its object; errors
     are those of `Source.values` at the same line. A file of another container (a JSON array) is
     read by `Source.values`, every record as its object."""
     if source.container != "jsonl":
@@ -80,47 +77,37 @@ def battle_values(source: Source, workers: int) -> Iterator[Parsed]:
         yield from _records(source, ((block, number, offset, parse_block(block, number + 1))
                                      for block, number, offset in source.line_blocks()))
         return
-    yield from _records(source, _worker_blocks(source, workers))
+    yield from _records(source, _worker_blocks(source))
 
 
-def _worker_blocks(source: Source, workers: int) -> Iterator[tuple[bytes, int, int, list[Entry] | None]]:
-    """The file's blocks as the workers parsed them (worker i of n the blocks i, i + n, ...), in
-    file order (a block's bytes only where it could not be decoded: it is read here). A thread per
-    worker reads its messages as they come, up to AHEAD of them before they are needed, so the
-    workers parse on while this process stages; they are stopped when this is."""
+def _worker_blocks(source: Source) -> Iterator[tuple[bytes, int, int, list[Entry] | None]]:
+    """The file's blocks as the worker parsed them, in file order (a block's bytes only where it
+    could not be decoded: it is read here). A thread reads the worker's messages as
+    they come, up to AHEAD of them before they are needed, so the worker parses on while this
+    process stages; the worker is stopped when this is."""
     package_root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (package_root, os.environ.get("PYTHONPATH"))))}
-    procs = [subprocess.Popen([sys.executable, "-m", "annotate.formats.battle_worker", str(source.path), str(part),
-                               str(workers)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env)
-             for part in range(workers)]
-    queues: list[queue.Queue[bytes | None]] = [queue.Queue(AHEAD) for _ in procs]
-    readers = [threading.Thread(target=_read_messages, args=(proc.stdout, messages), daemon=True)
-               for proc, messages in zip(procs, queues, strict=True)]
-    for reader in readers:
-        reader.start()
+    worker = subprocess.Popen([sys.executable, "-m", "annotate.formats.battle_worker", str(source.path)],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env)
+    assert worker.stdout is not None
+    messages: queue.Queue[bytes | None] = queue.Queue(AHEAD)
+    reader = threading.Thread(target=_read_messages, args=(worker.stdout, messages), daemon=True)
+    reader.start()
     try:
-        for turn in count():
-            payload = queues[turn % workers].get()
-            if payload == END:
-                return
+        while (payload := messages.get()) != END:
             if payload is None:
-                status = procs[turn % workers].wait()
-                raise WorkerError(f"{source.file}: the process parsing it stopped (exit status {status});"
+                raise WorkerError(f"{source.file}: the process parsing it stopped (exit status {worker.wait()});"
                                   " nothing was imported (--workers 0 parses it in this process)")
             number, offset, parsed, block = pickle.loads(payload)
             yield block or b"", number, offset, parsed
     finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-        for reader, messages in zip(readers, queues, strict=True):
-            while reader.is_alive():  # let it see the end of the pipe, room made for what it holds
-                with suppress(queue.Empty):
-                    messages.get(timeout=0.05)
-        for proc in procs:
-            proc.wait()
-            assert proc.stdout is not None
-            proc.stdout.close()
+        if worker.poll() is None:
+            worker.kill()
+        while reader.is_alive():  # let it see the end of the pipe, room made for what it holds
+            with suppress(queue.Empty):
+                messages.get(timeout=0.05)
+        worker.wait()
+        worker.stdout.close()
 
 
 def _read_messages(stream: IO[bytes], messages: queue.Queue[bytes | None]) -> None:

@@ -1,8 +1,7 @@
 """The worker process of an Arena import (`annotate.formats.battle_blocks`): `python -m
-annotate.formats.battle_worker FILE PART PARTS` reads FILE a block of lines at a time, after its
-byte-order mark, and for every block k with k % PARTS == PART writes what `parse_block` makes of
-it to its standard output: its length in 8 bytes (little-endian), then its pickle; a length of 0
-ends the output.
+annotate.formats.battle_worker FILE` reads FILE a block of lines at a time, after its byte-order
+mark, and writes what `parse_block` makes of each block to its standard output: its length in 8
+bytes (little-endian), then its pickle; a length of 0 ends the output.
 
 It reads only the file it is given, and writes only to the pipe its parent reads.
 """
@@ -18,13 +17,11 @@ from annotate.formats.battle_blocks import parse_block
 from annotate.formats.streaming import line_blocks, skip_bom
 
 
-def serve(path: Path, part: int, parts: int, out: BinaryIO) -> None:
-    """Parse this part's blocks of the file and send each, in file order (with its bytes where it is not UTF-8)."""
+def serve(path: Path, out: BinaryIO) -> None:
+    """Parse the file's blocks and send each, in file order (with its bytes where it is not UTF-8)."""
     with path.open("rb") as handle:
         skip_bom(handle)
-        for k, (block, number, offset) in enumerate(line_blocks(handle)):
-            if k % parts != part:
-                continue
+        for block, number, offset in line_blocks(handle):
             parsed = parse_block(block, number + 1)
             message = pickle.dumps((number, offset, parsed, block if parsed is None else None), pickle.HIGHEST_PROTOCOL)
             out.write(len(message).to_bytes(8, "little"))
@@ -35,6 +32,6 @@ def serve(path: Path, part: int, parts: int, out: BinaryIO) -> None:
 
 if __name__ == "__main__":
     try:
-        serve(Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.stdout.buffer)
+        serve(Path(sys.argv[1]), sys.stdout.buffer)
     except BrokenPipeError:  # the import stopped reading (an error in an earlier record, or an interrupt)
         sys.exit(1)
