@@ -13,7 +13,9 @@ the leaks found, and (MT-Bench only) each model's answers to each question.
 Arena battles, files of millions of small records, take a bulk path (`stage_battles`): a battle
 of the plain shape is checked on its values and staged as a row built from them
 (`annotate.formats.arena_batch`), without a Record, Item or label object; any other goes the
-record-by-record way. The checks, the errors and the stored bytes are the same either way.
+record-by-record way. A large file is parsed by a worker process while the batches before are
+staged (`annotate.formats.battle_blocks`). The checks, the errors and the stored bytes are the
+same either way.
 """
 
 from __future__ import annotations
