@@ -145,6 +145,34 @@ def sorted_ranks(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return ranks, texts[order]
 
 
+def nunique(frame: pd.DataFrame, column: str) -> int:
+    """``frame[column].nunique()`` (distinct values, missing ones not counted): counted from the column's
+    codes where `frame` carries matching ones (which have no missing value), by hashing the texts otherwise."""
+    import numpy as np
+
+    checked = checked_codes(frame, column)
+    if checked is None:
+        return int(frame[column].nunique())
+    codes, labels = checked
+    return int(np.count_nonzero(np.bincount(codes, minlength=len(labels))))
+
+
+def mapped(series: pd.Series, mapping: dict[Any, Any]) -> pd.Series:
+    """``series.map(mapping)``: the same values, dtype, index and name, each distinct value mapped once
+    (a vote's label, a winner: a handful of texts over a million rows) where there are few of them."""
+    import numpy as np
+    import pandas as pd
+
+    codes, uniques = pd.factorize(series, use_na_sentinel=False)
+    if len(uniques) * 2 > len(series):
+        return series.map(mapping)
+    first = np.empty(len(uniques), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write of each code is its first row
+    out = series.iloc[first].map(mapping).iloc[codes]
+    out.index = series.index
+    return out
+
+
 def get_indexer(frame: pd.DataFrame, column: str, index: pd.Index) -> np.ndarray:
     """``index.get_indexer(frame[column])`` (each row's place in `index`, -1: not there): the labels looked
     up once each and taken by code where `frame` carries matching codes, every row looked up otherwise."""

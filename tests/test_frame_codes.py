@@ -66,6 +66,30 @@ def test_factorize_from_codes_is_factorize_of_the_texts(column: str, sort: bool)
     np.testing.assert_array_equal(plain[0], codes)
 
 
+@pytest.mark.parametrize("column", ["item", "rater"])
+def test_nunique_from_codes_is_nunique_of_the_texts(column: str) -> None:
+    votes = _votes()
+    part = _coded(votes).iloc[:25]  # a filter keeps the codes of its rows (and every label of the column)
+    assert frame_codes.nunique(part, column) == part[column].nunique()
+    stale = _coded(votes).assign(**{column: votes[column].str.upper()})  # codes of other texts: ignored
+    assert frame_codes.nunique(stale, column) == stale[column].nunique()
+    with_missing = votes.assign(**{column: votes[column].where(votes.index % 5 > 0)})  # no codes; NA not counted
+    assert frame_codes.nunique(with_missing, column) == with_missing[column].nunique()
+
+
+@pytest.mark.parametrize("dtype", ["str", "string", object])
+@pytest.mark.parametrize("mapping", [{"A": 0, "B": 1, "tie": 2}, {"A": "model_a", "B": "model_b"}, {"tie": 0.5}])
+def test_mapped_is_map(dtype: object, mapping: dict[str, object]) -> None:
+    labels = _votes()["label"].astype(dtype)
+    labels.index = labels.index * 7 + 3
+    labels.name = "label"
+    with_missing = labels.where(labels.index % 11 > 0)
+    for series in (labels, with_missing, labels.iloc[:1], labels.iloc[:0]):
+        pd.testing.assert_series_equal(frame_codes.mapped(series, mapping), series.map(mapping))
+    distinct = pd.Series([f"v{k}" for k in range(50)], dtype=dtype)  # more distinct values than half: mapped by map
+    pd.testing.assert_series_equal(frame_codes.mapped(distinct, {"v1": 1}), distinct.map({"v1": 1}))
+
+
 def test_codes_that_do_not_match_their_texts_are_ignored() -> None:
     votes = _coded(_votes())
     renamed = votes.assign(rater=votes["cohort"])  # the texts changed, the codes did not

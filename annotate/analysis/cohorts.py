@@ -22,6 +22,7 @@ from annotate.analysis.agreement.matrix import _on_rows
 from annotate.analysis.bias import wilson_interval
 from annotate.analysis.estimate import Estimate, json_number
 from annotate.analysis.majority import verdicts
+from annotate.frame_codes import mapped
 
 __all__ = [
     "TIE_CLASS",
@@ -241,8 +242,8 @@ def battles_from_votes(votes: pd.DataFrame) -> pd.DataFrame:
     Returns columns model_a, model_b, winner (as `annotate.analysis.ranking.pair_counts` takes them)
     plus the input's other columns.
     """
-    winner = votes["label"].map({"A": "model_a", "B": "model_b", "tie": "tie", "both_bad": "tie",
-                                 "tie_inconsistent": "tie"})
+    winner = mapped(votes["label"], {"A": "model_a", "B": "model_b", "tie": "tie", "both_bad": "tie",
+                                     "tie_inconsistent": "tie"})
     keep = winner.notna() & votes["model_a"].notna() & votes["model_b"].notna()
     keep &= votes["model_a"].astype(str) != votes["model_b"].astype(str)
     out = votes.loc[keep].assign(winner=winner[keep])

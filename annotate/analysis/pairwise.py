@@ -30,7 +30,7 @@ from annotate.analysis.bootstrap import (
 )
 from annotate.analysis.estimate import Estimate
 from annotate.analysis.majority import verdicts
-from annotate.frame_codes import code_columns, factorize
+from annotate.frame_codes import code_columns, factorize, mapped
 
 __all__ = ["LABEL_CLASSES", "PairAgreement", "majority_agreement", "type_agreement"]
 
@@ -92,7 +92,7 @@ def _prepare(votes: pd.DataFrame, types: set[str]) -> pd.DataFrame:
     unknown = set(v["label"].unique()) - set(LABEL_CLASSES)
     if unknown:
         raise ValueError(f"unknown vote labels {sorted(map(str, unknown))}; expected {sorted(LABEL_CLASSES)}")
-    return v.assign(cls=v["label"].map(LABEL_CLASSES).astype(np.int64))
+    return v.assign(cls=mapped(v["label"], LABEL_CLASSES).astype(np.int64))
 
 
 def _class_counts(v: pd.DataFrame, keys: list[str]) -> pd.DataFrame:

@@ -56,7 +56,7 @@ from annotate.analysis.reasons import not_enough
 from annotate.analysis.style import FEATURES, TOKENIZER, normalised_difference
 from annotate.analysis.style_control_intervals import bootstrap_bounds, sandwich_bounds
 from annotate.analysis.style_newton import by_pair, newton, sorted_rows
-from annotate.frame_codes import checked_codes
+from annotate.frame_codes import checked_codes, mapped
 
 __all__ = [
     "INTERVAL_METHODS",
@@ -167,7 +167,7 @@ def style_design(
     absent = [c for c in ("item", *wanted) if c not in counts.columns]
     if absent:
         raise ValueError(f"style counts are missing columns {absent}")
-    outcome = battles["winner"].map(WINNER_COLUMN)
+    outcome = mapped(battles["winner"], WINNER_COLUMN)
     if outcome.isna().any():
         bad = sorted({str(w) for w in battles.loc[outcome.isna(), "winner"]})[:5]
         raise ValueError(f"unknown winner values {bad}; expected {sorted(WINNER_COLUMN)}")

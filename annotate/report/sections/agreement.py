@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from annotate.frame_codes import nunique
 from annotate.report.cells import estimate_cell, interval_cell
 from annotate.report.context import (
     Context,
@@ -106,7 +107,7 @@ def _table_for(
     """The pooled agreement table of long ratings (unit, rater, label), or None with < 2 raters."""
     from annotate.analysis.cohorts import pooled_agreement_table
 
-    if ratings.empty or ratings["rater"].nunique() < 2:
+    if ratings.empty or nunique(ratings, "rater") < 2:
         return None
     coded, _units, raters, cats = _coded(ratings, categories, known)
     return pooled_agreement_table(coded, level, cats, list(raters), n_boot=ctx.n_boot, seed=ctx.seed,
@@ -165,12 +166,12 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
                                            alpha_note=False, n_pairs_sharing=_pairs_sharing(headline, known),
                                            ci_note=ITEM_CI_NOTE))
         else:
-            notes.append(f"{ctx.headline_name}: " + not_enough(votes["rater"].nunique(), "raters",
+            notes.append(f"{ctx.headline_name}: " + not_enough(nunique(votes, "rater"), "raters",
                                                                  "agreement needs two raters on the same items"))
         judges = ctx.judges
         if not judges.empty:
             notes.append(
-                f"LLM judges ({plural(judges['rater'].nunique(), 'rater')}, {plural(len(judges), 'vote')}) "
+                f"LLM judges ({plural(nunique(judges, 'rater'), 'rater')}, {plural(len(judges), 'vote')}) "
                 + ("are pooled with the human raters in the headline figures (--pool-llm); "
                    if ctx.pool_llm else "are left out of the headline figures; ")
                 + "section \"LLM judges against humans\" compares each judge with each human cohort.")
@@ -205,7 +206,7 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
         payload["per_category"] = per_category
         tables.append(Table("agreement_per_category", "Agreement per item category",
                             (Column("category"), *_SUMMARY_COLUMNS), tuple(rows), (ctx.ci_note, _COLUMN_NOTE),
-                            empty=not_enough(int(votes["rater"].nunique()), "raters",
+                            empty=not_enough(int(nunique(votes, "rater")), "raters",
                                              "no category has two raters on the same items")))
     tables.extend(_criterion_tables(ctx, store, payload))
     return Section("agreement", "Agreement", tuple(tables), tuple(notes)), payload
@@ -237,14 +238,14 @@ def _rest_table(ctx: Context, votes: pd.DataFrame, payload: dict[str, Any],
     from annotate.analysis.cohorts import rest_agreement_coded
 
     results: tuple[Any, ...] = ()
-    if votes["rater"].nunique() >= 2:
+    if nunique(votes, "rater") >= 2:
         coded, _units, raters, categories = _coded(long_votes(votes), ctx.categories, known)
         results = rest_agreement_coded(coded, raters, categories, ctx.level, n_boot=ctx.n_boot, seed=ctx.seed)
     cohort_of = cohort_of_raters(votes)
     payload["per_annotator"] = [{**r.to_json(), "cohort": cohort_of.get(r.rater)} for r in results]
     ordered = sorted(results, key=lambda r: (-r.n, str(r.rater)))
     shown = ordered[: ctx.max_rows]
-    n_raters = int(votes["rater"].nunique())
+    n_raters = int(nunique(votes, "rater"))
     alone = NotEnough(1, "raters", "alpha needs two raters") if n_raters == 2 else None
     rows = tuple(
         (str(r.rater), cohort_of.get(r.rater), estimate_cell(r.kappa), interval_cell(r.kappa), r.share,
@@ -294,7 +295,7 @@ def _criterion_tables(ctx: Context, store: Store, payload: dict[str, Any]) -> li
             payload["per_criterion"].append({"criterion": criterion.name, **table.to_json()})
     return [Table("agreement_per_criterion", "Agreement per rubric criterion (ordinal)",
                   (Column("criterion"), *_SUMMARY_COLUMNS), tuple(rows), (ctx.ci_note, _COLUMN_NOTE),
-                  empty=not_enough(int(scores["rater"].nunique()), "raters",
+                  empty=not_enough(int(nunique(scores, "rater")), "raters",
                                    "no criterion has an item scored by two raters"))]
 
 

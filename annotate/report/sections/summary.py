@@ -6,6 +6,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from annotate.frame_codes import mapped, nunique
 from annotate.quality_rules import FAST_SHARE_MAX, GOLD_ACCURACY_MIN, MIN_N
 from annotate.report.context import Context, cohort_of_raters, not_enough
 from annotate.text import plural
@@ -85,7 +86,7 @@ def _agreement(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[
     if ctx.ranking:
         return _ranking_agreement(ctx, data, out, who, rule)
     if overall is None:
-        n = int(ctx.headline["rater"].nunique()) if not ctx.headline.empty else 0
+        n = int(nunique(ctx.headline, "rater")) if not ctx.headline.empty else 0
         out["agreement"] = {"estimate": None, "reason": "fewer than two raters"}
         return [f"Agreement among {who}: " + not_enough(n, "raters", "agreement needs two raters on the same items")
                 + "."]
@@ -109,7 +110,7 @@ def _agreement(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[
 def _ranking_agreement(ctx: Context, data: dict[str, Any], out: dict[str, Any], who: str, rule: str) -> list[str]:
     """Kendall's W and alpha on ranks of the headline raters (section Rankings), read as alpha is elsewhere."""
     overall = (data.get("rankings") or {}).get("overall")
-    n = int(ctx.headline["rater"].nunique()) if not ctx.headline.empty else 0
+    n = int(nunique(ctx.headline, "rater")) if not ctx.headline.empty else 0
     w = overall["kendall_w"]["mean"] if overall else None
     alpha = overall["alpha_ordinal"] if overall else None
     if w is None or w["estimate"] is None:
@@ -360,7 +361,7 @@ def _class_counts(votes: pd.DataFrame, classes: dict[str, int]) -> np.ndarray:
 
     from annotate.frame_codes import factorize
 
-    codes = votes["label"].map(classes).to_numpy(np.float64)
+    codes = mapped(votes["label"], classes).to_numpy(np.float64)
     items = factorize(votes, "item")[0]
     known = ~np.isnan(codes) & (items >= 0)
     n_items = int(items.max(initial=-1)) + 1
