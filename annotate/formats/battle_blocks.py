@@ -13,8 +13,8 @@ slower way; a block with a byte that is not UTF-8 comes back whole, for the same
 
 from __future__ import annotations
 
+import marshal
 import os
-import pickle
 import queue
 import subprocess
 import sys
@@ -98,7 +98,7 @@ def _worker_blocks(source: Source) -> Iterator[tuple[bytes, int, int, list[Entry
             if payload is None:
                 raise WorkerError(f"{source.file}: the process parsing it stopped (exit status {worker.wait()});"
                                   " nothing was imported (--workers 0 parses it in this process)")
-            number, offset, parsed, block = pickle.loads(payload)
+            number, offset, parsed, block = marshal.loads(payload)
             yield block or b"", number, offset, parsed
     finally:
         if worker.poll() is None:
@@ -111,7 +111,7 @@ def _worker_blocks(source: Source) -> Iterator[tuple[bytes, int, int, list[Entry
 
 
 def _read_messages(stream: IO[bytes], messages: queue.Queue[bytes | None]) -> None:
-    """Put each message the worker writes (its length in 8 bytes, then its pickle) on `messages`,
+    """Put each message the worker writes (its length in 8 bytes, then its marshal) on `messages`,
     then END; None if the pipe ends before END came."""
     try:
         while True:
@@ -146,9 +146,10 @@ def _records(source: Source, parsed: Iterator[tuple[bytes, int, int, list[Entry]
             yield line, index, data, battle, row, facts  # type: ignore[misc]
 
 
-def parse_block(block: bytes, first_line: int) -> list[Entry] | None:
+def parse_block(block: bytes, first_line: int, facts: bool = True) -> list[Entry] | None:
     """The lines of a block of whole lines (the first numbered `first_line`) as Entries, blank
-    lines left out; None for a block that is not UTF-8."""
+    lines left out (a plain battle's facts None unless `facts`: then the importing process finds
+    them); None for a block that is not UTF-8."""
     from annotate.style_features import item_facts  # numpy: in the worker, or once a file is imported
 
     try:
@@ -172,5 +173,7 @@ def parse_block(block: bytes, first_line: int) -> list[Entry] | None:
             continue
         entries.append((first_line + place, None, battle, battle_row(battle)))
         pairs.append(PlainPair(battle[7], battle[9], battle[6], battle[8], partial(battle_item, battle)))
-    facts = iter([found for _, found in item_facts(pairs)])
-    return [(line, data, battle, row, None if battle is None else next(facts)) for line, data, battle, row in entries]
+    if not facts:
+        return [(line, data, battle, row, None) for line, data, battle, row in entries]
+    found = iter([facts for _, facts in item_facts(pairs)])
+    return [(line, data, battle, row, None if battle is None else next(found)) for line, data, battle, row in entries]
