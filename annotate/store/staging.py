@@ -380,8 +380,8 @@ class ImportStaging:
                 ).fetchone()[0])
                 added = 0
                 if "external_labels" in new:
-                    bulk = rebuilt_indexes(self.db.conn, "external_labels") if self._votes_in_bulk(n_labels) else None
-                    with bulk or nullcontext():
+                    in_bulk = self._votes_in_bulk(n_labels)
+                    with rebuilt_indexes(self.db.conn, "external_labels") if in_bulk else nullcontext():
                         added = int(self._execute(
                             "INSERT OR IGNORE INTO main.external_labels (source, rater, cohort, item_id, label, raw,"
                             " shown_first, created) SELECT source, rater, cohort, item_id, label, raw, shown_first, ?"

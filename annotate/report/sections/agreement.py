@@ -206,7 +206,7 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
         payload["per_category"] = per_category
         tables.append(Table("agreement_per_category", "Agreement per item category",
                             (Column("category"), *_SUMMARY_COLUMNS), tuple(rows), (ctx.ci_note, _COLUMN_NOTE),
-                            empty=not_enough(int(nunique(votes, "rater")), "raters",
+                            empty=not_enough(nunique(votes, "rater"), "raters",
                                              "no category has two raters on the same items")))
     tables.extend(_criterion_tables(ctx, store, payload))
     return Section("agreement", "Agreement", tuple(tables), tuple(notes)), payload
@@ -245,7 +245,7 @@ def _rest_table(ctx: Context, votes: pd.DataFrame, payload: dict[str, Any],
     payload["per_annotator"] = [{**r.to_json(), "cohort": cohort_of.get(r.rater)} for r in results]
     ordered = sorted(results, key=lambda r: (-r.n, str(r.rater)))
     shown = ordered[: ctx.max_rows]
-    n_raters = int(nunique(votes, "rater"))
+    n_raters = nunique(votes, "rater")
     alone = NotEnough(1, "raters", "alpha needs two raters") if n_raters == 2 else None
     rows = tuple(
         (str(r.rater), cohort_of.get(r.rater), estimate_cell(r.kappa), interval_cell(r.kappa), r.share,
@@ -295,7 +295,7 @@ def _criterion_tables(ctx: Context, store: Store, payload: dict[str, Any]) -> li
             payload["per_criterion"].append({"criterion": criterion.name, **table.to_json()})
     return [Table("agreement_per_criterion", "Agreement per rubric criterion (ordinal)",
                   (Column("criterion"), *_SUMMARY_COLUMNS), tuple(rows), (ctx.ci_note, _COLUMN_NOTE),
-                  empty=not_enough(int(nunique(scores, "rater")), "raters",
+                  empty=not_enough(nunique(scores, "rater"), "raters",
                                    "no criterion has an item scored by two raters"))]
 
 

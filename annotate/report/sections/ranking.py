@@ -147,7 +147,7 @@ def ranking_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]
         headline_items = 0
     else:
         overall = _rank(ctx, headline)
-        headline_items = int(nunique(headline, "item"))
+        headline_items = nunique(headline, "item")
         payload["overall"] = _ranking_json(overall, len(headline), headline_items)
         if len(overall) < 2:
             notes.append(f"Ranking, {ctx.headline_name.lower()}: "
@@ -161,7 +161,7 @@ def ranking_section(ctx: Context, store: Store) -> tuple[Section, dict[str, Any]
         # the headline's battles are this cohort's, row for row: its ranking is the headline's (fitted once)
         same_as_headline = len(part) == len(headline) and set(headline["cohort"]) == {cohort}
         ranking = overall if same_as_headline else _rank(ctx, part)
-        n_items = headline_items if same_as_headline else int(nunique(part, "item"))
+        n_items = headline_items if same_as_headline else nunique(part, "item")
         payload["per_cohort"].append({"cohort": cohort, **_ranking_json(ranking, len(part), n_items)})
         if len(ranking) >= 2 and not same_as_headline:  # one cohort alone would repeat the table above
             tables.append(_ranking_table(f"ranking_{cohort}", f"Ranking: {cohort} votes", ranking, len(part), ctx,

@@ -86,7 +86,7 @@ def _agreement(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[
     if ctx.ranking:
         return _ranking_agreement(ctx, data, out, who, rule)
     if overall is None:
-        n = int(nunique(ctx.headline, "rater")) if not ctx.headline.empty else 0
+        n = nunique(ctx.headline, "rater") if not ctx.headline.empty else 0
         out["agreement"] = {"estimate": None, "reason": "fewer than two raters"}
         return [f"Agreement among {who}: " + not_enough(n, "raters", "agreement needs two raters on the same items")
                 + "."]
@@ -110,7 +110,7 @@ def _agreement(ctx: Context, data: dict[str, Any], out: dict[str, Any]) -> list[
 def _ranking_agreement(ctx: Context, data: dict[str, Any], out: dict[str, Any], who: str, rule: str) -> list[str]:
     """Kendall's W and alpha on ranks of the headline raters (section Rankings), read as alpha is elsewhere."""
     overall = (data.get("rankings") or {}).get("overall")
-    n = int(nunique(ctx.headline, "rater")) if not ctx.headline.empty else 0
+    n = nunique(ctx.headline, "rater") if not ctx.headline.empty else 0
     w = overall["kendall_w"]["mean"] if overall else None
     alpha = overall["alpha_ordinal"] if overall else None
     if w is None or w["estimate"] is None:
