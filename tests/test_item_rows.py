@@ -3,6 +3,7 @@ their own queries gave, and it is read again once the file changes."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from conftest import make_item
@@ -123,3 +124,28 @@ def test_every_value_missing_and_no_item(store: Store) -> None:
     store.add_items([make_item("i1"), make_item("i2")])
     store.db.execute("DELETE FROM item_facts")
     pd.testing.assert_frame_equal(rows_module._read(store), store.frame(rows_module.ITEM_ROWS_SQL))
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5, 200_000])
+def test_the_ids_are_read_in_chunks_of_the_index(store: Store, monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """The ids come from the index a chunk at a time, however the chunks fall (ids inserted out of their order,
+    the empty id, ids of other scripts), and the frame is the rows' one."""
+    monkeypatch.setattr(rows_module, "ID_CHUNK", chunk)
+    store.add_items([make_item(i) for i in ("b", "", "a", "é", "a2", "Z", "日本", "a1")])
+    read = rows_module._read(store)
+    assert read is not None and read["item"].tolist() == ["b", "", "a", "é", "a2", "Z", "日本", "a1"]
+    pd.testing.assert_frame_equal(read, store.frame(rows_module.ITEM_ROWS_SQL))
+
+
+@pytest.mark.parametrize("change", [
+    "UPDATE items SET id = 'i' || char(31) || '2' WHERE id = 'i2'",  # the separator in an id: more parts than ids
+    "UPDATE items SET id = NULL WHERE id = 'i2'",  # NULL sorts before every text: outside the chunks
+    "UPDATE items SET id = x'6932' WHERE id = 'i2'",  # a blob sorts after every text: inside the last chunk
+])
+def test_an_id_the_chunks_cannot_hold_is_read_by_rows(store: Store, change: str) -> None:
+    _varied(store)
+    store.db.execute(change)
+    rowids = np.array([r[0] for r in store.db.conn.execute("SELECT rowid FROM items ORDER BY rowid")], dtype=np.int64)
+    assert rows_module._ids_by_rowid(store.db.conn, rowids) is None
+    assert rows_module._read(store) is None
+    pd.testing.assert_frame_equal(rows_module.item_rows(store), store.frame(rows_module.ITEM_ROWS_SQL))

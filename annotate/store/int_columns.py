@@ -83,13 +83,16 @@ def read_ints(conn: sqlite3.Connection, source: str, params: Sequence[Any], expr
     low, high = bounds
     ranges = [(begin, min(begin + step - 1, high)) for begin in range(low, high + 1, step)]
 
-    def read(on: sqlite3.Connection, span: tuple[int, int]) -> list[np.ndarray] | None:
+    def read(on: sqlite3.Connection, span: tuple[int, int]) -> list[Any] | None:
         count, *texts = on.execute(sql, [*select_params, *params, *span]).fetchone()
         return [_parsed(text, count) for text in texts] if count else None
 
-    chunks = _read_ranges(conn, ranges, read)
-    parts = [[chunk[i] for chunk in chunks if chunk is not None] for i in range(len(exprs) + 1)]
-    columns = [np.concatenate(p) if p else np.zeros(0, dtype=np.int64) for p in parts]
+    chunks = [chunk for chunk in _read_ranges(conn, ranges, read) if chunk is not None]
+    columns = []
+    for i in range(len(exprs) + 1):  # each column's chunks let go once joined: the peak is one column over
+        columns.append(np.concatenate([chunk[i] for chunk in chunks]) if chunks else np.zeros(0, dtype=np.int64))
+        for chunk in chunks:
+            chunk[i] = None
     keys, values = columns[0], columns[1:]
     if keys.size > 1 and not (keys[1:] > keys[:-1]).all():  # SQLite aggregated in another order
         order = np.argsort(keys, kind="stable")
