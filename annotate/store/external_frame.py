@@ -41,7 +41,7 @@ def _read(store: Store, items: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray |
     """The frame from one pass of aggregated codes (None: no labels, or a value is not text)."""
     import pandas as pd
 
-    from annotate.store.frames import _text_column, coded_frame
+    from annotate.store.frames import coded_frame, item_texts
     from annotate.store.judged_frame import _positions
 
     conn = store.db.conn
@@ -78,7 +78,7 @@ def _read(store: Store, items: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray |
         rowids[values["item"] == 0] = -1
         positions = _positions(items, rowids)
     if positions is not None:
-        columns["item"] = _text_column(items["item"].to_numpy(dtype=object).tolist(), positions)
+        columns["item"] = item_texts(items, positions)
     columns.update(decoded_columns(conn, {c: _TEXT[c] for c in other}, known, other, values, ids, _FROM, "e.id"))
     missing = [*([] if positions is not None else ["item"]), *as_text]
     if missing:
@@ -86,7 +86,8 @@ def _read(store: Store, items: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray |
         read = coded_frame(store, f"SELECT {picked} {_FROM} ORDER BY e.id", text=missing)
         for name in missing:
             columns[name] = read[name].array
-    return pd.DataFrame({name: columns[name] for name in _COLUMNS}), positions
+    # copy=False: the columns are this read's own (a copy of each text column cost 0.6 s for 1.67M labels)
+    return pd.DataFrame({name: columns[name] for name in _COLUMNS}, copy=False), positions
 
 
 def _annotator_names(conn: Any) -> list[str] | None:

@@ -208,7 +208,8 @@ def coded_frame(store: Store, sql: str, params: Sequence[Any] = (), *, text: Seq
             columns.update(_looked_up(store, lookup_sql, keys, lookup[name], name))
         else:
             columns[name] = _number_column(parts[name])
-    return pd.DataFrame(columns, columns=[c for name in names for c in (name, *lookup.get(name, ())[1:])])
+    return pd.DataFrame(columns, columns=[c for name in names for c in (name, *lookup.get(name, ())[1:])],
+                        copy=False)  # the read's own columns: not copied again
 
 
 def _joined(parts: list[Any]) -> Any:
@@ -255,6 +256,18 @@ def _text_column(distinct: list[Any], codes: Any) -> Any:
     if not all(isinstance(v, str) for v in distinct):
         return pd.Series(np.array([*distinct, None], dtype=object)[codes].tolist()).array
     return pd.array(np.array(distinct, dtype=object), dtype="str").take(codes, allow_fill=True)
+
+
+def item_texts(items: pd.DataFrame, positions: Any) -> Any:
+    """The ids of `items` (a frame with an ``item`` column) at `positions`, as `_text_column` types them: taken
+    from the column's own array when it is of that type already (no list of a million ids made again)."""
+    import numpy as np
+    import pandas as pd
+
+    column = items["item"]
+    if len(column) and column.dtype == pd.array(np.array(["x"], dtype=object), dtype="str").dtype:
+        return column.array.take(positions, allow_fill=True)
+    return _text_column(column.to_numpy(dtype=object).tolist(), positions)
 
 
 def _looked_up(store: Store, sql: str, keys: Any, names: Sequence[str], column: str) -> dict[str, Any]:

@@ -77,7 +77,7 @@ def _read(store: Store, known: dict[str, list[str]],
     import numpy as np
     import pandas as pd
 
-    from annotate.store.frames import _looked_up, _text_column
+    from annotate.store.frames import _looked_up, item_texts
 
     bounds = store.db.conn.execute("SELECT min(id), max(id) FROM judgments").fetchone()
     if bounds[0] is None:
@@ -115,7 +115,7 @@ def _read(store: Store, known: dict[str, list[str]],
     columns: dict[str, Any] = {"judgment_id": ids, "swapped": values["swapped"]}
     positions = _positions(items, rowids)
     if positions is not None:
-        columns["item"] = _text_column(items["item"].to_numpy(dtype=object).tolist(), positions)
+        columns["item"] = item_texts(items, positions)
     columns.update(_looked_up(store, ANNOTATORS_SQL, raters, JUDGED_LOOKUP["rater"], "rater"))
     for name, ints in zip(_NUMBER, numbers, strict=True):
         columns[name] = _number(ints, values[f"{name}.null"].astype(bool))
@@ -130,7 +130,7 @@ def _read(store: Store, known: dict[str, list[str]],
             columns[name] = read[name].array
     if not n:
         return None
-    return pd.DataFrame({name: columns[name] for name in _ORDER}), positions
+    return pd.DataFrame({name: columns[name] for name in _ORDER}, copy=False), positions  # the read's own columns
 
 
 def _positions(items: pd.DataFrame, rowids: np.ndarray) -> np.ndarray | None:
