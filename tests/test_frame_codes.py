@@ -179,3 +179,20 @@ def test_the_report_votes_carry_the_codes_from_the_read(store: Store) -> None:
     assert list(coded[frame_codes.code_column("item")].cat.categories) == ["i1", "i2", "i3"]  # every item, sorted
     plain = votes_frame(store)
     pd.testing.assert_frame_equal(coded.drop(columns=frame_codes.code_columns(coded, "item", "rater")), plain)
+
+
+@pytest.mark.parametrize("values", [
+    [None, None, None], [None, "attention", np.nan, "main", pd.NA], ["main", "gold"], [], [1, None, "x"],
+])
+@pytest.mark.parametrize("dtype", [object, "str"])
+def test_filled_is_fillna_with_one_text(values: list, dtype: object) -> None:
+    """`filled` gives what fillna gives (values, dtype, index, name), and every filled row holds the one text."""
+    if dtype == "str" and any(isinstance(v, int) for v in values):
+        pytest.skip("not text")
+    series = pd.Series(values, dtype=dtype, index=range(10, 10 + len(values)), name="purpose")
+    expected = series.fillna("main")
+    got = frame_codes.filled(series, "main")
+    pd.testing.assert_series_equal(got, expected)
+    if dtype is object:
+        word = "main"
+        assert all(v is word for v, was in zip(got.tolist(), series.isna().tolist(), strict=True) if was)

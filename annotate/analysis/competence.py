@@ -31,7 +31,7 @@ from annotate.analysis.cell_ratios import cell_ratios
 from annotate.analysis.estimate import json_number
 from annotate.analysis.quality import FAST_MS
 from annotate.analysis.reasons import not_enough
-from annotate.frame_codes import factorize
+from annotate.frame_codes import factorize, filled
 
 __all__ = ["BLOCK", "MAX_BLOCKS", "CompetenceCell", "Measure", "block_size", "competence_over_time",
            "rest_agreement_per_vote"]
@@ -139,7 +139,7 @@ def competence_over_time(
     v = votes.loc[votes["label"].notna() & votes["position"].notna()].copy()
     if v.empty:
         return ()
-    v["purpose"] = v["purpose"].fillna("main")
+    v["purpose"] = filled(v["purpose"], "main")
     v["_block"] = (pd.to_numeric(v["position"]).astype(int) // block).astype(int)
     label, gold = v["label"].astype(str), v["gold"]
     attention = (v["purpose"] == "attention").to_numpy()

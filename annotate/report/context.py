@@ -145,6 +145,7 @@ def planted_judgments(store: Store) -> set[int]:
 def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tuple[pd.DataFrame, dict[str, int]]:
 
     from annotate.adjudication import ADJUDICATION, adjudicated_labels
+    from annotate.frame_codes import filled
     from annotate.model import INVALID_LABEL
     from annotate.store.frames import per_distinct, votes_frame
 
@@ -170,7 +171,7 @@ def prepare_votes(spec: SessionSpec, store: Store, include_planted: bool) -> tup
     if spec.kind == "rubric":  # rubric judgments carry scores (scores_frame), not a label
         votes = votes.assign(label=votes["label"].fillna("(scores)"))
     votes = _rows(votes, votes["label"].notna())
-    votes["purpose"] = votes["purpose"].fillna("main")
+    votes["purpose"] = filled(votes["purpose"], "main")
     votes["cohort"] = votes["cohort"].fillna("expert").astype(str)
     votes["rater"] = votes["rater"].astype(str)
     votes["item"] = votes["item"].astype(str)
