@@ -93,6 +93,10 @@ class Run:
     out: str = ""
     cpu_s: float = float("nan")
     """User + system CPU of the command (on a busy host wall clock is several times this)."""
+    sys_s: float = float("nan")
+    """The system part of `cpu_s`: mostly the kernel handing the command fresh memory. On a VM whose freed
+    pages go back to its host at once (virtio free page reporting) a page never touched before costs far
+    more than on bare metal, so this tells a slow host apart from slow code."""
 
 
 def loadavg() -> float:
@@ -125,7 +129,7 @@ def run(argv: list[str], *, cwd: Path, env: dict[str, str] | None = None, stdout
         peak_kb = int(reported[-1]) if reported and reported[-1].isdigit() else usage.ru_maxrss
     if check and code != 0:
         raise RuntimeError(f"{' '.join(argv[-6:])} failed ({code}): {text[-3000:]}")
-    return Run(wall, peak_kb / 1024, load, text, usage.ru_utime + usage.ru_stime)
+    return Run(wall, peak_kb / 1024, load, text, usage.ru_utime + usage.ru_stime, usage.ru_stime)
 
 
 def annotate_argv(code: Path | None) -> list[str]:
@@ -431,6 +435,8 @@ def show(row: Row) -> None:
     ROWS.append(row)
     r = row.run
     cpu = f" (CPU {r.cpu_s:7.2f} s)" if r.cpu_s == r.cpu_s else ""
+    if r.sys_s == r.sys_s:
+        cpu = f" (CPU {r.cpu_s:7.2f} s, sys {r.sys_s:6.2f} s)"
     text = f"{row.step:<34} {row.size:>6}  {r.wall_s:8.2f} s{cpu}  {r.peak_mb:8.0f} MB  load {r.load:5.2f}"
     if row.anchor is not None:
         a = row.anchor
