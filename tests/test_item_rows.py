@@ -151,14 +151,16 @@ def test_an_id_the_chunks_cannot_hold_is_read_by_rows(store: Store, change: str)
     pd.testing.assert_frame_equal(rows_module.item_rows(store), store.frame(rows_module.ITEM_ROWS_SQL))
 
 
+@pytest.mark.parametrize("ids", [["a", "b", "é"], ["a", None, "é"]])
 @pytest.mark.parametrize("dtype", ["str", object])
-def test_the_item_texts_are_the_text_columns_ones(dtype: object) -> None:
-    """A vote's item text taken from the items' own array is what `_text_column` makes of the ids, NULL included."""
+def test_the_item_texts_are_the_text_columns_ones(dtype: object, ids: list) -> None:
+    """A vote's item text taken from the items' own array is what `_text_column` makes of the ids (-1 and a
+    missing id included), dtype and all."""
     from annotate.store.frames import _text_column, item_texts
 
-    items = pd.DataFrame({"item": pd.Series(["a", "b", "é"], dtype=dtype)})
+    items = pd.DataFrame({"item": pd.Series(ids, dtype=dtype)})
     positions = np.array([2, 0, -1, 2, 1])
-    expected = _text_column(["a", "b", "é"], positions)
+    expected = _text_column(items["item"].to_numpy(dtype=object).tolist(), positions)
     got = item_texts(items, positions)
     pd.testing.assert_series_equal(pd.Series(got), pd.Series(expected))
     assert pd.Series(got).dtype == pd.Series(expected).dtype

@@ -265,7 +265,8 @@ def item_texts(items: pd.DataFrame, positions: Any) -> Any:
     import pandas as pd
 
     column = items["item"]
-    if len(column) and column.dtype == pd.array(np.array(["x"], dtype=object), dtype="str").dtype:
+    typed = column.dtype == pd.array(np.array(["x"], dtype=object), dtype="str").dtype
+    if len(column) and typed and not column.hasnans:  # (a missing id makes `_text_column` give objects)
         return column.array.take(positions, allow_fill=True)
     return _text_column(column.to_numpy(dtype=object).tolist(), positions)
 
