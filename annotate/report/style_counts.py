@@ -38,7 +38,8 @@ def style_counts(store: Store, codes: bool = False) -> pd.DataFrame:
             rows = [place[item] for item in batch_ids]
             values[rows] = np.hstack([features_of_texts(texts_a), features_of_texts(texts_b)])
             both[rows] = True
-    frame = pd.DataFrame(values[both], columns=[f"{f}_{side}" for side in "ab" for f in FEATURES])
+    kept = values if both.all() else values[both]  # the frame's block as it is: pandas copies an array it is given
+    frame = pd.DataFrame(kept, columns=[f"{f}_{side}" for side in "ab" for f in FEATURES], copy=False)
     frame.insert(0, "item", stored["item"].to_numpy(dtype=object)[both])
     return _with_item_codes(store, frame, both) if codes else frame
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from annotate.frame_codes import nunique
+from annotate.frame_codes import filled, nunique
 from annotate.report.cells import estimate_cell, interval_cell
 from annotate.report.context import (
     Context,
@@ -198,7 +198,7 @@ def agreement_section(ctx: Context, store: Store) -> tuple[Section, dict[str, An
         tables.append(_rest_table(ctx, votes, payload, known))
         # per category
         rows, per_category = [], []
-        for category, group in votes.groupby(votes["category"].fillna("(none)").astype(str), sort=True):
+        for category, group in votes.groupby(filled(votes["category"], "(none)").astype(str), sort=True):
             table = _table_for(long_votes(group), ctx, ctx.level, ctx.categories, known=known)
             if table is not None:
                 rows.append(_summary_row(category, table))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
+from annotate.frame_codes import filled
 from annotate.report.context import Context, label_text, long_votes, unique_votes
 from annotate.report.model import Chart, Column, Section, Table
 from annotate.report.tables import ci
@@ -42,8 +43,8 @@ def grade_frame(ctx: Context, store: Store) -> pd.DataFrame:
         primary = schema.primary
         assert primary is not None
         votes = ctx.unique.assign(criterion=primary.name, score=ctx.unique["label"])
-    frame = votes.assign(model=votes["model_a"].fillna("(no model)").astype(str),
-                         category=votes["category"].fillna("(none)").astype(str),
+    frame = votes.assign(model=filled(votes["model_a"], "(no model)").astype(str),
+                         category=filled(votes["category"], "(none)").astype(str),
                          turn=votes["item"].map(turns).fillna(1).astype(int))
     frame = frame.loc[pd.to_numeric(frame["score"], errors="coerce").notna()]
     return frame.assign(score=pd.to_numeric(frame["score"]))[list(GRADE_COLUMNS)].reset_index(drop=True)
