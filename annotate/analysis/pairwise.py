@@ -223,13 +223,17 @@ def _pair_sums_coded(items: np.ndarray, raters: np.ndarray, cls: np.ndarray, is_
     per_y, keys_y, cy = (per_x, keys_x, cx) if is_y is is_x else per(is_y)
     both, at_x, at_y = np.intersect1d(keys_x, keys_y, assume_unique=True, return_indices=True)
     sx, sy = cx[at_x], cy[at_y]
-    prod = np.column_stack([sx * sy, sx.sum(1) * sy.sum(1), sx[:, :2].sum(1) * sy[:, :2].sum(1)])
     owner = both // n_raters
-    self_pairs = np.column_stack([np.bincount(owner, prod[:, c], minlength=n_items) for c in range(5)])
-    agree_all = (per_x * per_y).sum(1) - self_pairs[:, :3].sum(1)
-    pairs_all = per_x.sum(1) * per_y.sum(1) - self_pairs[:, 3]
-    agree_nt = (per_x[:, :2] * per_y[:, :2]).sum(1) - self_pairs[:, :2].sum(1)
-    pairs_nt = per_x[:, :2].sum(1) * per_y[:, :2].sum(1) - self_pairs[:, 4]
+
+    def summed(weights: np.ndarray) -> np.ndarray:
+        return np.bincount(owner, weights, minlength=n_items)
+
+    # a rater's pairs with themselves, per item and class, summed one column at a time (no table of them all)
+    same = [summed(sx[:, c] * sy[:, c]) for c in range(3)]
+    agree_all = (per_x * per_y).sum(1) - ((same[0] + same[1]) + same[2])
+    pairs_all = per_x.sum(1) * per_y.sum(1) - summed(sx.sum(1) * sy.sum(1))
+    agree_nt = (per_x[:, :2] * per_y[:, :2]).sum(1) - (same[0] + same[1])
+    pairs_nt = per_x[:, :2].sum(1) * per_y[:, :2].sum(1) - summed(sx[:, :2].sum(1) * sy[:, :2].sum(1))
     return np.column_stack([agree_all, pairs_all, agree_nt, pairs_nt])
 
 
