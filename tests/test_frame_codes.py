@@ -195,3 +195,17 @@ def test_filled_is_fillna_with_one_text(values: list, dtype: object) -> None:
     if dtype is object:
         word = "main"
         assert all(v is word for v, was in zip(got.tolist(), series.isna().tolist(), strict=True) if was)
+
+
+@pytest.mark.parametrize("sort", [False, True])
+@pytest.mark.parametrize("seed", range(5))
+def test_factorized_codes_is_pandas_factorize(sort: bool, seed: int) -> None:
+    """Codes and uniques as `pd.factorize` gives them, first-appearance order or sorted, codes of any width."""
+    rng = np.random.default_rng(seed)
+    n_labels = int(rng.integers(1, 50))
+    for dtype in (np.int8, np.int32, np.int64):
+        codes = rng.integers(0, n_labels, int(rng.integers(0, 200))).astype(dtype)
+        out, distinct = frame_codes.factorized_codes(codes, n_labels, sort)
+        expected_out, expected_distinct = pd.factorize(codes.astype(np.int64), sort=sort)
+        assert out.dtype == np.int64 and np.array_equal(out, expected_out)
+        assert np.array_equal(distinct, expected_distinct)
