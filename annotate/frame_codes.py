@@ -137,8 +137,7 @@ def factorized_codes(codes: np.ndarray, n_labels: int, sort: bool = False) -> tu
     import numpy as np
 
     n = codes.size
-    first = np.full(n_labels, n, dtype=np.int64)
-    np.minimum.at(first, codes, np.arange(n, dtype=np.int64))
+    first = first_rows(codes, n_labels)
     distinct = np.flatnonzero(first < n)  # the codes there, ascending
     if not sort:  # in order of first appearance: the codes of the rows that are some code's first
         starts = np.zeros(n, dtype=bool)
@@ -147,6 +146,16 @@ def factorized_codes(codes: np.ndarray, n_labels: int, sort: bool = False) -> tu
     remap = np.empty(n_labels, dtype=np.int64)
     remap[distinct] = np.arange(distinct.size, dtype=np.int64)
     return remap[codes], distinct
+
+
+def first_rows(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    """Each code's first row among `codes` (codes in ``0 .. n_codes - 1``; ``len(codes)`` for a code that no row
+    has), by `np.minimum.at`: a hash table's work for none of its cost."""
+    import numpy as np
+
+    first = np.full(n_codes, codes.size, dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(codes.size, dtype=np.int64))
+    return first
 
 
 def sorted_ranks(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -177,15 +186,12 @@ def nunique(frame: pd.DataFrame, column: str) -> int:
 def mapped(series: pd.Series, mapping: dict[Any, Any]) -> pd.Series:
     """``series.map(mapping)``: the same values, dtype, index and name, each distinct value mapped once
     (a vote's label, a winner: a handful of texts over a million rows) where there are few of them."""
-    import numpy as np
     import pandas as pd
 
     codes, uniques = pd.factorize(series, use_na_sentinel=False)
     if len(uniques) * 2 > len(series):
         return series.map(mapping)
-    first = np.empty(len(uniques), dtype=np.int64)
-    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write of each code is its first row
-    out = series.iloc[first].map(mapping).iloc[codes]
+    out = series.iloc[first_rows(codes, len(uniques))].map(mapping).iloc[codes]
     out.index = series.index
     return out
 
